@@ -1,0 +1,19 @@
+# GshmemTesting.cmake - helpers to register tests: gshmem_add_pe_test runs one program under our oshrun at
+# several PE counts; exit code 77 counts as a skip (GPU or network missing).
+function(gshmem_add_pe_test name exe)
+  cmake_parse_arguments(A "" "TIMEOUT" "NPES;ENV;ARGS;LABELS" ${ARGN})
+  if(NOT A_NPES)
+    set(A_NPES 2 3 4)
+  endif()
+  if(NOT A_TIMEOUT)
+    set(A_TIMEOUT 120)
+  endif()
+  foreach(np ${A_NPES})
+    add_test(NAME ${name}_np${np} COMMAND $<TARGET_FILE:oshrun> -np ${np} $<TARGET_FILE:${exe}> ${A_ARGS})
+    set_tests_properties(${name}_np${np} PROPERTIES TIMEOUT ${A_TIMEOUT} SKIP_RETURN_CODE 77
+      PROCESSORS ${np} LABELS "functional;${A_LABELS}")
+    if(A_ENV)
+      set_tests_properties(${name}_np${np} PROPERTIES ENVIRONMENT "${A_ENV}")
+    endif()
+  endforeach()
+endfunction()

@@ -1,0 +1,159 @@
+/* shmem.h - the OpenSHMEM 1.5 C API of gshmem.
+ * Constants, types and untyped routines are here; typed routine families come from gshmem/shmem_api.h (generated). */
+#ifndef GSHMEM_SHMEM_H
+#define GSHMEM_SHMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define GSHMEM_DEPRECATED __attribute__((deprecated))
+#define GSHMEM_NORETURN __attribute__((noreturn))
+#else
+#define GSHMEM_DEPRECATED
+#define GSHMEM_NORETURN
+#endif
+
+/* ---- library identification ---- */
+#define SHMEM_MAJOR_VERSION 1
+#define SHMEM_MINOR_VERSION 5
+#define _SHMEM_MAJOR_VERSION SHMEM_MAJOR_VERSION
+#define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
+#define SHMEM_MAX_NAME_LEN 256
+#define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
+#define SHMEM_VENDOR_STRING "gshmem 0.1.0"
+#define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
+#define GSHMEM_VERSION_STRING "0.1.0"
+
+/* ---- threading ---- */
+#define SHMEM_THREAD_SINGLE 0
+#define SHMEM_THREAD_FUNNELED 1
+#define SHMEM_THREAD_SERIALIZED 2
+#define SHMEM_THREAD_MULTIPLE 3
+
+/* ---- point-to-point comparison and signal operators ---- */
+#define SHMEM_CMP_EQ 0
+#define SHMEM_CMP_NE 1
+#define SHMEM_CMP_GT 2
+#define SHMEM_CMP_GE 3
+#define SHMEM_CMP_LT 4
+#define SHMEM_CMP_LE 5
+#define _SHMEM_CMP_EQ SHMEM_CMP_EQ
+#define _SHMEM_CMP_NE SHMEM_CMP_NE
+#define _SHMEM_CMP_GT SHMEM_CMP_GT
+#define _SHMEM_CMP_GE SHMEM_CMP_GE
+#define _SHMEM_CMP_LT SHMEM_CMP_LT
+#define _SHMEM_CMP_LE SHMEM_CMP_LE
+
+#define SHMEM_SIGNAL_SET 0
+#define SHMEM_SIGNAL_ADD 1
+
+/* ---- contexts and teams (opaque handles) ---- */
+typedef struct gshmem_ctx *shmem_ctx_t;
+typedef struct gshmem_team *shmem_team_t;
+
+extern struct gshmem_ctx gshmem_ctx_default;
+extern struct gshmem_team gshmem_team_world;
+extern struct gshmem_team gshmem_team_shared;
+
+#define SHMEM_CTX_DEFAULT (&gshmem_ctx_default)
+#define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
+#define SHMEM_TEAM_WORLD (&gshmem_team_world)
+#define SHMEM_TEAM_SHARED (&gshmem_team_shared)
+#define SHMEM_TEAM_INVALID ((shmem_team_t)0)
+
+#define SHMEM_CTX_PRIVATE (1L << 0)
+#define SHMEM_CTX_SERIALIZED (1L << 1)
+#define SHMEM_CTX_NOSTORE (1L << 2)
+
+typedef struct {
+    int num_contexts;
+} shmem_team_config_t;
+#define SHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+
+/* ---- memory allocation hints ---- */
+#define SHMEM_MALLOC_ATOMICS_REMOTE (1L << 0)
+#define SHMEM_MALLOC_SIGNAL_REMOTE (1L << 1)
+
+/* ---- deprecated collective work arrays (sizes in longs) ---- */
+#define SHMEM_SYNC_VALUE (-1L)
+#define SHMEM_SYNC_SIZE 64
+#define SHMEM_BCAST_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_BARRIER_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_REDUCE_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_COLLECT_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_ALLTOALL_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_ALLTOALLS_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 16
+#define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE
+#define _SHMEM_BCAST_SYNC_SIZE SHMEM_BCAST_SYNC_SIZE
+#define _SHMEM_BARRIER_SYNC_SIZE SHMEM_BARRIER_SYNC_SIZE
+#define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
+#define _SHMEM_COLLECT_SYNC_SIZE SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_ALLTOALL_SYNC_SIZE SHMEM_ALLTOALL_SYNC_SIZE
+#define _SHMEM_ALLTOALLS_SYNC_SIZE SHMEM_ALLTOALLS_SYNC_SIZE
+#define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
+
+/* ---- library setup, exit and query ---- */
+void shmem_init(void);
+int shmem_init_thread(int requested, int *provided);
+void shmem_query_thread(int *provided);
+void shmem_finalize(void);
+GSHMEM_NORETURN void shmem_global_exit(int status);
+int shmem_my_pe(void);
+int shmem_n_pes(void);
+int shmem_pe_accessible(int pe);
+int shmem_addr_accessible(const void *addr, int pe);
+void *shmem_ptr(const void *dest, int pe);
+void shmem_info_get_version(int *major, int *minor);
+void shmem_info_get_name(char *name);
+
+/* deprecated setup/query */
+GSHMEM_DEPRECATED void start_pes(int npes);
+GSHMEM_DEPRECATED int _my_pe(void);
+GSHMEM_DEPRECATED int _num_pes(void);
+
+/* ---- symmetric memory management ---- */
+void *shmem_malloc(size_t size);
+void *shmem_calloc(size_t count, size_t size);
+void *shmem_align(size_t alignment, size_t size);
+void *shmem_realloc(void *ptr, size_t size);
+void shmem_free(void *ptr);
+void *shmem_malloc_with_hints(size_t size, long hints);
+
+GSHMEM_DEPRECATED void *shmalloc(size_t size);
+GSHMEM_DEPRECATED void shfree(void *ptr);
+GSHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
+GSHMEM_DEPRECATED void *shmemalign(size_t alignment, size_t size);
+
+/* ---- memory ordering ---- */
+void shmem_fence(void);
+void shmem_quiet(void);
+void shmem_ctx_fence(shmem_ctx_t ctx);
+void shmem_ctx_quiet(shmem_ctx_t ctx);
+
+/* ---- signals ---- */
+uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
+uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+
+/* ---- distributed locking ---- */
+void shmem_set_lock(long *lock);
+void shmem_clear_lock(long *lock);
+int shmem_test_lock(long *lock);
+
+/* ---- barriers ---- */
+void shmem_barrier_all(void);
+void shmem_sync_all(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* typed routine families, generated from api/ */
+#include <gshmem/shmem_api.h>
+
+#endif /* GSHMEM_SHMEM_H */

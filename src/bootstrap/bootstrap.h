@@ -1,0 +1,28 @@
+/* bootstrap.h - how a PE learns its rank and the job size, and exchanges small blobs before symmetric memory exists.
+ * Backends: local (PEs started by our oshrun, or a singleton run with no launcher), later pmix. */
+#ifndef GSHMEM_BOOTSTRAP_H
+#define GSHMEM_BOOTSTRAP_H
+
+#include <stddef.h>
+
+#define SHMEMB_HIDDEN __attribute__((visibility("hidden")))
+
+struct shmemb_info {
+    int rank;           /* this PE */
+    int size;           /* number of PEs in the job */
+    char jobid[64];     /* unique per job; used to name shared-memory segments (/gshmem-<jobid>-...) */
+    const char *name;   /* backend name, e.g. "local" or "singleton" */
+};
+
+/* Connects to the launcher (or becomes a singleton). Returns 0 or a negative error after printing why. */
+SHMEMB_HIDDEN int shmemb_init(struct shmemb_info *info);
+/* out receives size * len bytes: rank r's `in` at out + r * len. Collective over all PEs. */
+SHMEMB_HIDDEN int shmemb_allgather(const void *in, void *out, size_t len);
+SHMEMB_HIDDEN int shmemb_barrier(void);
+/* Tells the launcher this PE finalized cleanly, then disconnects. */
+SHMEMB_HIDDEN int shmemb_finalize(void);
+/* Asks the launcher to tear the whole job down and exit with `code`; msg (may be NULL) is printed by the launcher.
+ * Does not return: if no launcher answers, the process exits with `code` itself. */
+SHMEMB_HIDDEN __attribute__((noreturn)) void shmemb_abort(int code, const char *msg);
+
+#endif

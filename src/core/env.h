@@ -1,0 +1,50 @@
+/* env.h - parsed configuration: one field per row of env.def, read once by shmemi_env_read().
+ * getenv() is called in env.c and nowhere else. */
+#ifndef GSHMEM_ENV_H
+#define GSHMEM_ENV_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define SHMEMI_ENV_HIDDEN __attribute__((visibility("hidden")))
+
+#define SHMEMI_ENV_CT_SIZE size_t
+#define SHMEMI_ENV_CT_BOOL int
+#define SHMEMI_ENV_CT_INT long
+#define SHMEMI_ENV_CT_STRING const char *
+
+struct shmemi_env {
+#define X(field, name, type, def, vis, doc) SHMEMI_ENV_CT_##type field;
+#include "env.def"
+#undef X
+};
+
+/* Symmetric partitions: SHMEM_SYMMETRIC_PARTITION<ID>=SIZE=<size>[:PGSIZE=<size>][:KIND=<kind>][:POLICY=<p>] */
+#define SHMEMI_MAX_PARTITIONS 16
+enum shmemi_part_kind { SHMEMI_KIND_DEFAULT, SHMEMI_KIND_HOST, SHMEMI_KIND_DEVICE };
+enum shmemi_part_policy { SHMEMI_POLICY_DEFAULT, SHMEMI_POLICY_INTERLEAVED, SHMEMI_POLICY_BIND,
+                          SHMEMI_POLICY_PREFERRED };
+struct shmemi_partition_cfg {
+    int id;
+    size_t size;
+    size_t pgsize; /* 0 = system page size */
+    int kind;      /* enum shmemi_part_kind */
+    int policy;    /* enum shmemi_part_policy */
+};
+
+SHMEMI_ENV_HIDDEN extern struct shmemi_env shmemi_env;
+SHMEMI_ENV_HIDDEN extern struct shmemi_partition_cfg shmemi_partitions[SHMEMI_MAX_PARTITIONS];
+SHMEMI_ENV_HIDDEN extern int shmemi_npartitions;
+
+/* Reads and validates every variable. On a bad value writes one message naming the variable and the accepted
+ * form into err (size errlen) and returns -1. */
+SHMEMI_ENV_HIDDEN int shmemi_env_read(char *err, size_t errlen);
+/* Parses "512M"-style sizes; returns 0 on success. Exposed for unit tests. */
+SHMEMI_ENV_HIDDEN int shmemi_parse_size(const char *s, size_t *out);
+SHMEMI_ENV_HIDDEN int shmemi_parse_bool(const char *s, int *out);
+SHMEMI_ENV_HIDDEN int shmemi_parse_partition(const char *name, const char *value, struct shmemi_partition_cfg *out,
+                                             char *err, size_t errlen);
+/* Prints the table (name, current value, default, description). show_launch: include LAUNCH rows. */
+SHMEMI_ENV_HIDDEN void shmemi_env_print(FILE *f, int show_launch);
+
+#endif
