@@ -6,6 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* every routine declared here is exported from libgshmem, which otherwise hides its symbols */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -155,5 +160,9 @@ void shmem_sync_all(void);
 
 /* typed routine families, generated from api/ */
 #include <gshmem/shmem_api.h>
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #endif /* GSHMEM_SHMEM_H */

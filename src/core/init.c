@@ -1,0 +1,153 @@
+/* init.c - library setup and teardown, PE queries, shmem_ptr/accessibility, and the predefined context and team
+ * objects behind SHMEM_CTX_DEFAULT, SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bootstrap/bootstrap.h"
+#include "state.h"
+
+struct gshmem_ctx {
+    int id;
+};
+struct gshmem_team {
+    int id;
+};
+
+struct gshmem_ctx gshmem_ctx_default = {0};
+struct gshmem_team gshmem_team_world = {0};
+struct gshmem_team gshmem_team_shared = {1};
+
+struct shmemi_state shmemi_rt = {.my_pe = 0, .n_pes = 0};
+
+static void atexit_finalize(void) {
+    /* A PE that returns from main without shmem_finalize is finalized here, so the job ends cleanly. */
+    if (shmemi_rt.init_state == 1)
+        shmem_finalize();
+}
+
+static void init_fail(const char *fn, const char *msg) {
+    fprintf(stderr, "gshmem: %s failed%s%d: %s\n", fn, shmemi_rt.n_pes ? " on PE " : "",
+            shmemi_rt.n_pes ? shmemi_rt.my_pe : 0, msg);
+    fflush(stderr);
+    if (shmemi_rt.n_pes)
+        shmemb_abort(1, NULL);
+    exit(1);
+}
+
+static void do_init(int requested, const char *fn) {
+    if (shmemi_rt.init_state == 1)
+        return; /* repeated initialization is allowed and has no effect */
+    if (shmemi_rt.init_state == 2)
+        shmemi_fatal(fn, "the library cannot be initialized again after shmem_finalize");
+    char err[768];
+    if (shmemi_env_read(err, sizeof err)) {
+        fprintf(stderr, "gshmem: %s: %s\n", fn, err);
+        exit(1);
+    }
+    struct shmemb_info info;
+    if (shmemb_init(&info))
+        exit(1); /* the bootstrap said why */
+    shmemi_rt.my_pe = info.rank;
+    shmemi_rt.n_pes = info.size;
+    snprintf(shmemi_rt.jobid, sizeof shmemi_rt.jobid, "%s", info.jobid);
+    shmemi_rt.thread_level = requested < SHMEM_THREAD_SINGLE    ? SHMEM_THREAD_SINGLE
+                            : requested > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
+                                                                : requested;
+    if (shmemi_segments_create(err, sizeof err))
+        init_fail(fn, err);
+    shmemi_rt.init_state = 1;
+    static int atexit_done;
+    if (!atexit_done++)
+        atexit(atexit_finalize);
+    if (shmemi_rt.my_pe == 0 && (shmemi_env.version || shmemi_env.info))
+        printf("gshmem %s (OpenSHMEM %d.%d), %d PEs, bootstrap %s\n", GSHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION,
+               SHMEM_MINOR_VERSION, shmemi_rt.n_pes, info.name);
+    if (shmemi_rt.my_pe == 0 && shmemi_env.info) {
+        shmemi_info_print(stdout);
+        fflush(stdout);
+    }
+    shmemi_barrier_internal();
+}
+
+void shmem_init(void) { do_init(SHMEM_THREAD_SINGLE, "shmem_init"); }
+
+int shmem_init_thread(int requested, int *provided) {
+    do_init(requested, "shmem_init_thread");
+    if (provided)
+        *provided = shmemi_rt.thread_level;
+    return 0;
+}
+
+void shmem_query_thread(int *provided) {
+    shmemi_check_init("shmem_query_thread");
+    if (provided)
+        *provided = shmemi_rt.thread_level;
+}
+
+void start_pes(int npes) { do_init(SHMEM_THREAD_SINGLE, "start_pes"); }
+
+void shmem_finalize(void) {
+    if (shmemi_rt.init_state != 1)
+        return;
+    shmem_barrier_all();
+    shmemi_segments_destroy();
+    shmemi_rt.nsegs = 0;
+    shmemi_rt.init_state = 2;
+    fflush(stdout);
+    shmemb_finalize();
+}
+
+void shmem_global_exit(int status) {
+    fflush(stdout);
+    fflush(stderr);
+    if (shmemi_rt.init_state == 1)
+        shmemb_abort(status, NULL);
+    exit(status);
+}
+
+int shmem_my_pe(void) { return shmemi_rt.init_state == 1 ? shmemi_rt.my_pe : -1; }
+int shmem_n_pes(void) { return shmemi_rt.init_state == 1 ? shmemi_rt.n_pes : -1; }
+int _my_pe(void) { return shmem_my_pe(); }
+int _num_pes(void) { return shmem_n_pes(); }
+
+int shmem_pe_accessible(int pe) {
+    return shmemi_rt.init_state == 1 && pe >= 0 && pe < shmemi_rt.n_pes && shmemi_rt.ctl[pe] != NULL;
+}
+
+int shmem_addr_accessible(const void *addr, int pe) {
+    if (!shmem_pe_accessible(pe))
+        return 0;
+    size_t off;
+    struct shmemi_seg *s = shmemi_find_seg(addr, &off);
+    return s && s->peer[pe] != NULL;
+}
+
+void *shmem_ptr(const void *dest, int pe) {
+    if (!shmem_pe_accessible(pe))
+        return NULL;
+    size_t off;
+    struct shmemi_seg *s = shmemi_find_seg(dest, &off);
+    return s && s->peer[pe] ? s->peer[pe] + off : NULL;
+}
+
+void shmem_info_get_version(int *major, int *minor) {
+    if (major)
+        *major = SHMEM_MAJOR_VERSION;
+    if (minor)
+        *minor = SHMEM_MINOR_VERSION;
+}
+
+void shmem_info_get_name(char *name) {
+    if (name) {
+        strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN - 1);
+        name[SHMEM_MAX_NAME_LEN - 1] = '\0';
+    }
+}
+
+void shmemi_info_print(FILE *f) {
+    fprintf(f, "gshmem %s — OpenSHMEM %d.%d\n", GSHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
+    fprintf(f, "Build: transports shm (intra-node); bootstrap local (oshrun) and singleton; GPU: none\n");
+    fprintf(f, "Environment variables (current value, default):\n");
+    shmemi_env_print(f, 1);
+}

@@ -1,0 +1,154 @@
+/* state.h - the runtime's global state: PEs, symmetric segments and their peer mappings, per-PE control blocks,
+ * plus the inline hot path (symmetric address -> peer pointer), error reporting and back-off waiting. */
+#ifndef GSHMEM_STATE_H
+#define GSHMEM_STATE_H
+
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "env.h"
+#include "shmemi.h"
+
+#define SHMEMI_MAX_SEGS (4 + SHMEMI_MAX_PARTITIONS)
+#define SHMEMI_BARRIER_ROUNDS 32
+#define SHMEMI_CACHELINE 64
+
+enum shmemi_seg_role { SHMEMI_SEG_HEAP, SHMEMI_SEG_STATIC, SHMEMI_SEG_PARTITION, SHMEMI_SEG_INTERNAL };
+enum shmemi_mem_kind { SHMEMI_MEM_HOST, SHMEMI_MEM_DEVICE };
+
+struct shmemi_buddy;
+
+struct shmemi_seg {
+    char *base;                 /* this PE's copy: the symmetric address range users see */
+    size_t size;                /* usable bytes (identical on every PE) */
+    size_t map_size;            /* bytes mapped (page rounded) */
+    char **peer;                /* [n_pes]: local address of PE i's copy, NULL if not mapped (network path) */
+    int role;                   /* enum shmemi_seg_role */
+    int kind;                   /* enum shmemi_mem_kind */
+    int part_id;                /* partition ID, 0 for the others */
+    struct shmemi_buddy *alloc; /* allocator for heap and partitions */
+    const char *name;           /* for messages: "heap", "static data", "partition 3" */
+};
+
+/* Per-PE control block in the internal segment, mapped by every local peer. Fields written by different PEs
+ * live on different cache lines. */
+struct shmemi_ctl {
+    _Alignas(SHMEMI_CACHELINE) uint32_t bell; /* futex word: bumped by a writer that finds sleepers */
+    uint32_t sleepers;                        /* threads of this PE asleep on bell */
+    _Alignas(SHMEMI_CACHELINE) uint64_t barrier[SHMEMI_BARRIER_ROUNDS];
+    _Alignas(SHMEMI_CACHELINE) uint64_t scratch[8];
+};
+
+struct shmemi_state {
+    int my_pe;
+    int n_pes;
+    int init_state; /* 0 never, 1 running, 2 finalized */
+    int thread_level;
+    int nsegs;      /* user-visible segments come first: segs[0 .. nsegs) */
+    struct shmemi_seg segs[SHMEMI_MAX_SEGS];
+    struct shmemi_seg internal; /* control blocks, not addressable by users */
+    struct shmemi_ctl **ctl;    /* [n_pes] mapped control blocks (NULL if not on this node) */
+    uint64_t barrier_epoch;
+    size_t page;
+    char jobid[64];
+};
+
+SHMEMI_HIDDEN extern struct shmemi_state shmemi_rt;
+
+/* ---- errors: one line naming the routine, the PE and the fix, then a job-wide abort ---- */
+SHMEMI_HIDDEN __attribute__((noreturn, format(printf, 2, 3))) void shmemi_fatal(const char *fn, const char *fmt,
+                                                                                  ...);
+SHMEMI_HIDDEN __attribute__((noreturn)) void shmemi_err_pe(const char *fn, int pe);
+SHMEMI_HIDDEN __attribute__((noreturn)) void shmemi_err_sym(const char *fn, const void *addr, size_t len, int pe);
+SHMEMI_HIDDEN __attribute__((noreturn)) void shmemi_err_null(const char *fn, const char *arg);
+SHMEMI_HIDDEN __attribute__((format(printf, 1, 2))) void shmemi_debug(const char *fmt, ...);
+SHMEMI_HIDDEN void shmemi_check_init(const char *fn);
+
+/* ---- symmetric address translation (the hot path) ---- */
+static inline struct shmemi_seg *shmemi_find_seg(const void *addr, size_t *off) {
+    for (int i = 0; i < shmemi_rt.nsegs; i++) {
+        struct shmemi_seg *s = &shmemi_rt.segs[i];
+        size_t o = (size_t)((uintptr_t)addr - (uintptr_t)s->base);
+        if (o < s->size) {
+            *off = o;
+            return s;
+        }
+    }
+    return NULL;
+}
+
+/* Pointer to the bytes [addr, addr+len) of `pe`'s copy; aborts with a message on a bad PE or address. */
+static inline char *shmemi_xlate(const void *addr, size_t len, int pe, const char *fn) {
+    if (SHMEMI_UNLIKELY((unsigned)pe >= (unsigned)shmemi_rt.n_pes))
+        shmemi_err_pe(fn, pe);
+    size_t off;
+    struct shmemi_seg *s = shmemi_find_seg(addr, &off);
+    if (SHMEMI_UNLIKELY(!s || len > s->size - off || !s->peer[pe]))
+        shmemi_err_sym(fn, addr, len, pe);
+    return s->peer[pe] + off;
+}
+
+/* ---- waking sleeping waiters ---- */
+SHMEMI_HIDDEN void shmemi_ring_slow(struct shmemi_ctl *c);
+/* After a store into `pe`'s memory: wake it if one of its threads sleeps in a wait loop. */
+static inline void shmemi_ring(int pe) {
+    struct shmemi_ctl *c = shmemi_rt.ctl[pe];
+    if (SHMEMI_UNLIKELY(__atomic_load_n(&c->sleepers, __ATOMIC_RELAXED)))
+        shmemi_ring_slow(c);
+}
+SHMEMI_HIDDEN void shmemi_ring_all(void);
+
+static inline void shmemi_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Makes preceding copies (which may use non-temporal stores) visible before later stores. */
+static inline void shmemi_store_fence(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_sfence();
+#else
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+#endif
+}
+
+/* Back-off wait: spin, then yield, then sleep on this PE's bell until a peer's write rings it (with a timeout as a
+ * safety net for wake-ups that race with going to sleep). */
+struct shmemi_waiter {
+    unsigned long iter;
+    int sleeping;
+    uint32_t seq;
+    unsigned sleeps;
+};
+SHMEMI_HIDDEN void shmemi_waiter_pause(struct shmemi_waiter *w);  /* spin/yield phases; sets up sleeping */
+SHMEMI_HIDDEN void shmemi_waiter_sleep(struct shmemi_waiter *w);  /* futex wait on bell (after re-check) */
+SHMEMI_HIDDEN void shmemi_waiter_done(struct shmemi_waiter *w);
+
+#define SHMEMI_WAIT_FOR(cond)                                                                                     \
+    do {                                                                                                          \
+        if (!(cond)) {                                                                                            \
+            struct shmemi_waiter w_ = {0, 0, 0, 0};                                                                  \
+            for (;;) {                                                                                            \
+                shmemi_waiter_pause(&w_);                                                                         \
+                if (cond)                                                                                         \
+                    break;                                                                                        \
+                if (w_.sleeping)                                                                                  \
+                    shmemi_waiter_sleep(&w_);                                                                     \
+            }                                                                                                     \
+            shmemi_waiter_done(&w_);                                                                              \
+        }                                                                                                         \
+    } while (0)
+
+/* ---- pieces of the runtime used across files ---- */
+SHMEMI_HIDDEN int shmemi_segments_create(char *err, size_t errlen);
+SHMEMI_HIDDEN void shmemi_segments_destroy(void);
+SHMEMI_HIDDEN void shmemi_barrier_internal(void);
+SHMEMI_HIDDEN void *shmemi_seg_alloc(struct shmemi_seg *s, size_t size, size_t align, const char *fn);
+SHMEMI_HIDDEN void shmemi_seg_free(void *ptr, const char *fn);
+SHMEMI_HIDDEN void shmemi_info_print(FILE *f);
+
+#endif

@@ -1,0 +1,224 @@
+/* wait.c - back-off waiting (spin, yield, then sleep on a futex until a peer's write rings this PE) and the
+ * point-to-point synchronization routines built on it. PEs are oversubscribed in practice: never spin forever. */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "state.h"
+
+static void futex_wait(uint32_t *addr, uint32_t val, long ns) {
+    struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
+    syscall(SYS_futex, addr, FUTEX_WAIT, val, &ts, NULL, 0);
+}
+
+void shmemi_ring_slow(struct shmemi_ctl *c) {
+    __atomic_fetch_add(&c->bell, 1, __ATOMIC_SEQ_CST);
+    syscall(SYS_futex, &c->bell, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+void shmemi_ring_all(void) {
+    for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
+        if (shmemi_rt.ctl[pe])
+            shmemi_ring(pe);
+}
+
+void shmemi_waiter_pause(struct shmemi_waiter *w) {
+    unsigned long spin = (unsigned long)shmemi_env.wait_spin, yld = (unsigned long)shmemi_env.wait_yield;
+    if (w->iter < spin) {
+        shmemi_cpu_relax();
+        w->iter++;
+        return;
+    }
+    if (w->iter < spin + yld) {
+        sched_yield();
+        w->iter++;
+        return;
+    }
+    struct shmemi_ctl *me = shmemi_rt.ctl[shmemi_rt.my_pe];
+    if (!w->sleeping) {
+        __atomic_fetch_add(&me->sleepers, 1, __ATOMIC_SEQ_CST);
+        w->sleeping = 1;
+    }
+    w->seq = __atomic_load_n(&me->bell, __ATOMIC_SEQ_CST);
+}
+
+void shmemi_waiter_sleep(struct shmemi_waiter *w) {
+    /* The timeout covers a wake-up lost to a writer that checked `sleepers` just before we raised it, and writers
+     * that do not ring (local threads); it grows so a long wait costs little CPU. */
+    long ns = 50000L << (w->sleeps < 5 ? w->sleeps : 5);
+    w->sleeps++;
+    futex_wait(&shmemi_rt.ctl[shmemi_rt.my_pe]->bell, w->seq, ns);
+}
+
+void shmemi_waiter_done(struct shmemi_waiter *w) {
+    if (w->sleeping)
+        __atomic_fetch_sub(&shmemi_rt.ctl[shmemi_rt.my_pe]->sleepers, 1, __ATOMIC_SEQ_CST);
+}
+
+/* ---- comparisons on typed variables ---- */
+
+struct dt_info {
+    unsigned char size, is_signed;
+};
+
+static const struct dt_info dt_table[SHMEMI_DT_COUNT] = {
+    [SHMEMI_DT_CHAR] = {sizeof(char), (char)-1 < 0},
+    [SHMEMI_DT_SCHAR] = {1, 1},
+    [SHMEMI_DT_SHORT] = {sizeof(short), 1},
+    [SHMEMI_DT_INT] = {sizeof(int), 1},
+    [SHMEMI_DT_LONG] = {sizeof(long), 1},
+    [SHMEMI_DT_LONGLONG] = {sizeof(long long), 1},
+    [SHMEMI_DT_UCHAR] = {1, 0},
+    [SHMEMI_DT_USHORT] = {sizeof(unsigned short), 0},
+    [SHMEMI_DT_UINT] = {sizeof(unsigned int), 0},
+    [SHMEMI_DT_ULONG] = {sizeof(unsigned long), 0},
+    [SHMEMI_DT_ULONGLONG] = {sizeof(unsigned long long), 0},
+    [SHMEMI_DT_INT8] = {1, 1},
+    [SHMEMI_DT_INT16] = {2, 1},
+    [SHMEMI_DT_INT32] = {4, 1},
+    [SHMEMI_DT_INT64] = {8, 1},
+    [SHMEMI_DT_UINT8] = {1, 0},
+    [SHMEMI_DT_UINT16] = {2, 0},
+    [SHMEMI_DT_UINT32] = {4, 0},
+    [SHMEMI_DT_UINT64] = {8, 0},
+    [SHMEMI_DT_SIZE] = {sizeof(size_t), 0},
+    [SHMEMI_DT_PTRDIFF] = {sizeof(ptrdiff_t), 1},
+};
+
+/* Loads one element atomically (a peer may be writing it) as a 64-bit value of the right signedness. */
+static inline uint64_t load_elem(const void *p, struct dt_info t, int atomic) {
+    switch (t.size) {
+    case 1: {
+        uint8_t v = atomic ? __atomic_load_n((const uint8_t *)p, __ATOMIC_ACQUIRE) : *(const uint8_t *)p;
+        return t.is_signed ? (uint64_t)(int64_t)(int8_t)v : v;
+    }
+    case 2: {
+        uint16_t v = atomic ? __atomic_load_n((const uint16_t *)p, __ATOMIC_ACQUIRE) : *(const uint16_t *)p;
+        return t.is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
+    }
+    case 4: {
+        uint32_t v = atomic ? __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE) : *(const uint32_t *)p;
+        return t.is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
+    }
+    default:
+        return atomic ? __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE) : *(const uint64_t *)p;
+    }
+}
+
+static inline int compare(uint64_t a, uint64_t b, int cmp, int is_signed) {
+    if (is_signed) {
+        int64_t x = (int64_t)a, y = (int64_t)b;
+        switch (cmp) {
+        case SHMEM_CMP_EQ: return x == y;
+        case SHMEM_CMP_NE: return x != y;
+        case SHMEM_CMP_GT: return x > y;
+        case SHMEM_CMP_GE: return x >= y;
+        case SHMEM_CMP_LT: return x < y;
+        default: return x <= y;
+        }
+    }
+    switch (cmp) {
+    case SHMEM_CMP_EQ: return a == b;
+    case SHMEM_CMP_NE: return a != b;
+    case SHMEM_CMP_GT: return a > b;
+    case SHMEM_CMP_GE: return a >= b;
+    case SHMEM_CMP_LT: return a < b;
+    default: return a <= b;
+    }
+}
+
+static struct dt_info check_args(const void *ivar, size_t n, int cmp, int dtype, const char *fn) {
+    shmemi_check_init(fn);
+    if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE)
+        shmemi_fatal(fn, "comparison operator %d is not one of SHMEM_CMP_EQ/NE/GT/GE/LT/LE", cmp);
+    struct dt_info t = dt_table[dtype];
+    if (n) {
+        size_t off;
+        struct shmemi_seg *s = ivar ? shmemi_find_seg(ivar, &off) : NULL;
+        if (!ivar)
+            shmemi_err_null(fn, "ivars");
+        if (!s || n * t.size > s->size - off)
+            shmemi_fatal(fn, "the variable at %p is not symmetric; wait on memory from shmem_malloc or a "
+                             "global/static variable", ivar);
+    }
+    return t;
+}
+
+static inline int satisfied(const void *ivar, int cmp, const void *value, struct dt_info t) {
+    return compare(load_elem(ivar, t, 1), load_elem(value, t, 0), cmp, t.is_signed);
+}
+
+void shmemi_wait_until(void *ivar, int cmp, const void *value, int dtype, const char *fn) {
+    struct dt_info t = check_args(ivar, 1, cmp, dtype, fn);
+    SHMEMI_WAIT_FOR(satisfied(ivar, cmp, value, t));
+}
+
+int shmemi_test(void *ivar, int cmp, const void *value, int dtype, const char *fn) {
+    struct dt_info t = check_args(ivar, 1, cmp, dtype, fn);
+    return satisfied(ivar, cmp, value, t);
+}
+
+/* One pass over the set: for ALL, whether every unmasked element holds (stopping at the first that does not);
+ * for ANY, the first index that holds; for SOME, how many indices were written. */
+static size_t scan(int mode, const char *ivars, size_t n, const int *status, size_t *indices, int cmp,
+                   const char *values, int vec, struct dt_info t, size_t *start) {
+    size_t found = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = (*start + k) % n;
+        if (status && status[i])
+            continue;
+        int ok = satisfied(ivars + i * t.size, cmp, values + (vec ? i * t.size : 0), t);
+        if (mode == SHMEMI_WAIT_ALL) {
+            if (!ok) {
+                *start = i; /* resume at the first unsatisfied element next time */
+                return 0;
+            }
+        } else if (ok) {
+            if (mode == SHMEMI_WAIT_ANY) {
+                *start = (i + 1) % n; /* rotate so repeated calls do not starve later elements */
+                return i + 1;
+            }
+            indices[found] = i;
+            found++;
+        }
+    }
+    return mode == SHMEMI_WAIT_ALL ? 1 : found;
+}
+
+size_t shmemi_wait_set(int mode, int block, void *ivars, size_t nelems, const int *status, size_t *indices,
+                       int cmp, const void *values, int vec, int dtype, const char *fn) {
+    struct dt_info t = check_args(ivars, nelems, cmp, dtype, fn);
+    if (nelems && !values)
+        shmemi_err_null(fn, vec ? "cmp_values" : "cmp_value");
+    if (mode == SHMEMI_WAIT_SOME && nelems && !indices)
+        shmemi_err_null(fn, "indices");
+    size_t active = 0;
+    for (size_t i = 0; i < nelems; i++)
+        active += !(status && status[i]);
+    if (!active)
+        return mode == SHMEMI_WAIT_ALL ? 1 : (mode == SHMEMI_WAIT_ANY ? SIZE_MAX : 0);
+    static __thread size_t any_start;
+    size_t start = mode == SHMEMI_WAIT_ANY ? any_start % nelems : 0, r;
+    if (block)
+        SHMEMI_WAIT_FOR((r = scan(mode, ivars, nelems, status, indices, cmp, values, vec, t, &start)) != 0);
+    else
+        r = scan(mode, ivars, nelems, status, indices, cmp, values, vec, t, &start);
+    if (mode == SHMEMI_WAIT_ANY) {
+        any_start = start;
+        return r ? r - 1 : SIZE_MAX;
+    }
+    return r;
+}
+
+uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
+    shmemi_wait_until(sig_addr, cmp, &cmp_value, SHMEMI_DT_UINT64, "shmem_signal_wait_until");
+    return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+}
+
+uint64_t shmem_signal_fetch(const uint64_t *sig_addr) {
+    shmemi_check_init("shmem_signal_fetch");
+    return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+}

@@ -1,0 +1,288 @@
+/* segment.c - symmetric segments: static data (.data/.bss remapped onto shared memory), the default heap,
+ * partitions and the internal control segment; each is exported to and mapped by every PE on the node. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bootstrap/bootstrap.h"
+#include "mem/buddy.h"
+#include "state.h"
+
+#define HEAP_MIN_BLOCK 64
+
+static int errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int errf(char *err, size_t len, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static void shm_name(char *buf, size_t len, int pe, const char *tag) {
+    snprintf(buf, len, "/gshmem-%s-%d-%s", shmemi_rt.jobid, pe, tag);
+}
+
+static size_t page_up(size_t n) { return (n + shmemi_rt.page - 1) & ~(shmemi_rt.page - 1); }
+
+/* Creates this PE's shared-memory object for a segment, owner-only, sized `len`. */
+static int create_object(const char *name, size_t len, char *err, size_t errlen) {
+    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, S_IRUSR | S_IWUSR);
+    if (fd < 0)
+        return errf(err, errlen, "cannot create shared memory %s: %s", name, strerror(errno));
+    if (ftruncate(fd, (off_t)len)) {
+        int e = errno;
+        close(fd);
+        shm_unlink(name);
+        return errf(err, errlen, "cannot size shared memory %s to %zu bytes: %s (is /dev/shm large enough?)", name,
+                    len, strerror(e));
+    }
+    return fd;
+}
+
+/* ---- static data: find the executable's writable PT_LOAD (.data, .bss, and the RELRO part before them) ---- */
+struct exe_rw {
+    uintptr_t start, end;             /* page-rounded */
+    uintptr_t relro_start, relro_end; /* page-rounded inward, as ld.so protects it */
+    int found;
+};
+
+static int find_exe_rw(struct dl_phdr_info *info, size_t size, void *arg) {
+    struct exe_rw *rw = arg;
+    (void)size;
+    /* the first object reported is the main program */
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && !rw->found) {
+            rw->start = a & ~(uintptr_t)(shmemi_rt.page - 1);
+            rw->end = (a + ph->p_memsz + shmemi_rt.page - 1) & ~(uintptr_t)(shmemi_rt.page - 1);
+            rw->found = 1;
+        } else if (ph->p_type == PT_GNU_RELRO) {
+            rw->relro_start = a & ~(uintptr_t)(shmemi_rt.page - 1);
+            rw->relro_end = (a + ph->p_memsz) & ~(uintptr_t)(shmemi_rt.page - 1);
+        }
+    }
+    return 1;
+}
+
+/* Moves the executable's .data/.bss onto a shared-memory object at the same addresses, so peers can map them and
+ * static/global variables work for every operation. Nothing may write to these pages between the copy and the
+ * remap: this runs single-threaded inside shmem_init, with no library state in them (the library is a separate
+ * object; in a static link its state lives in the same pages, so we avoid writing globals here). */
+static int remap_static(struct shmemi_seg *s, char *err, size_t errlen) {
+    struct exe_rw rw = {0};
+    dl_iterate_phdr(find_exe_rw, &rw);
+    if (!rw.found)
+        return errf(err, errlen, "cannot find the program's data segment");
+    size_t len = rw.end - rw.start;
+    char name[160];
+    shm_name(name, sizeof name, shmemi_rt.my_pe, "static");
+    int fd = create_object(name, len, err, errlen);
+    if (fd < 0)
+        return -1;
+    /* warm up the calls used below so no lazy binding writes a GOT entry of ours after the copy */
+    void *probe = mmap(NULL, shmemi_rt.page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (probe != MAP_FAILED)
+        munmap(probe, shmemi_rt.page);
+    mprotect((void *)rw.start, 0, PROT_READ | PROT_WRITE);
+    for (size_t done = 0; done < len;) {
+        ssize_t w = pwrite(fd, (const char *)rw.start + done, len - done, (off_t)done);
+        if (w <= 0) {
+            int e = errno;
+            close(fd);
+            shm_unlink(name);
+            return errf(err, errlen, "cannot copy static data to shared memory: %s", strerror(e));
+        }
+        done += (size_t)w;
+    }
+    void *m = mmap((void *)rw.start, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED)
+        return errf(err, errlen, "cannot remap static data onto shared memory: %s", strerror(errno));
+    if (rw.relro_end > rw.relro_start && rw.relro_start >= rw.start && rw.relro_end <= rw.end)
+        mprotect((void *)rw.relro_start, rw.relro_end - rw.relro_start, PROT_READ);
+    s->base = (char *)rw.start;
+    s->size = len;
+    s->map_size = len;
+    return 0;
+}
+
+static int create_anon(struct shmemi_seg *s, const char *tag, size_t size, char *err, size_t errlen) {
+    char name[160];
+    shm_name(name, sizeof name, shmemi_rt.my_pe, tag);
+    size_t len = page_up(size ? size : 1);
+    int fd = create_object(name, len, err, errlen);
+    if (fd < 0)
+        return -1;
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) {
+        shm_unlink(name);
+        return errf(err, errlen, "cannot map %zu bytes of shared memory for the %s: %s", len, s->name,
+                    strerror(errno));
+    }
+    s->base = m;
+    s->size = size;
+    s->map_size = len;
+    return 0;
+}
+
+struct seg_desc {
+    uint64_t size, map_size;
+    int32_t role, part_id;
+};
+
+static const char *seg_tag(const struct shmemi_seg *s, char *buf, size_t len) {
+    switch (s->role) {
+    case SHMEMI_SEG_HEAP: return "heap";
+    case SHMEMI_SEG_STATIC: return "static";
+    case SHMEMI_SEG_INTERNAL: return "ctl";
+    default: snprintf(buf, len, "part%d", s->part_id); return buf;
+    }
+}
+
+/* Maps every peer's copy of every segment; all PEs of the local bootstrap share this node. */
+static int map_peers(struct shmemi_seg *s, char *err, size_t errlen) {
+    s->peer = calloc((size_t)shmemi_rt.n_pes, sizeof *s->peer);
+    if (!s->peer)
+        return errf(err, errlen, "out of memory");
+    char tagbuf[32];
+    const char *tag = seg_tag(s, tagbuf, sizeof tagbuf);
+    for (int pe = 0; pe < shmemi_rt.n_pes; pe++) {
+        if (pe == shmemi_rt.my_pe) {
+            s->peer[pe] = s->base;
+            continue;
+        }
+        char name[160];
+        shm_name(name, sizeof name, pe, tag);
+        int fd = shm_open(name, O_RDWR, 0);
+        if (fd < 0)
+            return errf(err, errlen, "cannot open PE %d's %s (%s): %s", pe, s->name, name, strerror(errno));
+        void *m = mmap(NULL, s->map_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+        close(fd);
+        if (m == MAP_FAILED)
+            return errf(err, errlen, "cannot map PE %d's %s: %s", pe, s->name, strerror(errno));
+        s->peer[pe] = m;
+    }
+    return 0;
+}
+
+static void unlink_own(struct shmemi_seg *s) {
+    char name[160], tagbuf[32];
+    shm_name(name, sizeof name, shmemi_rt.my_pe, seg_tag(s, tagbuf, sizeof tagbuf));
+    shm_unlink(name);
+}
+
+static char part_names[SHMEMI_MAX_PARTITIONS][32];
+
+int shmemi_segments_create(char *err, size_t errlen) {
+    shmemi_rt.page = (size_t)sysconf(_SC_PAGESIZE);
+    int n = 0;
+    struct shmemi_seg *heap = &shmemi_rt.segs[n++];
+    heap->role = SHMEMI_SEG_HEAP;
+    heap->name = "symmetric heap";
+    if (create_anon(heap, "heap", shmemi_env.symmetric_size, err, errlen))
+        return -1;
+    if (shmemi_buddy_create(&heap->alloc, heap->size, HEAP_MIN_BLOCK))
+        return errf(err, errlen, "cannot create the heap allocator");
+
+    struct shmemi_seg *st = &shmemi_rt.segs[n++];
+    st->role = SHMEMI_SEG_STATIC;
+    st->name = "static data";
+    if (remap_static(st, err, errlen))
+        return -1;
+
+    for (int i = 0; i < shmemi_npartitions; i++) {
+        const struct shmemi_partition_cfg *c = &shmemi_partitions[i];
+        if (c->kind == SHMEMI_KIND_DEVICE)
+            return errf(err, errlen,
+                        "SHMEM_SYMMETRIC_PARTITION%d: KIND=DEVICE needs GPU support, which this build or "
+                        "machine does not have; use KIND=HOST or remove the variable",
+                        c->id);
+        struct shmemi_seg *p = &shmemi_rt.segs[n++];
+        p->role = SHMEMI_SEG_PARTITION;
+        p->part_id = c->id;
+        snprintf(part_names[i], sizeof part_names[i], "partition %d", c->id);
+        p->name = part_names[i];
+        char tag[32];
+        snprintf(tag, sizeof tag, "part%d", c->id);
+        if (create_anon(p, tag, c->size, err, errlen))
+            return -1;
+        if (shmemi_buddy_create(&p->alloc, p->size, HEAP_MIN_BLOCK))
+            return errf(err, errlen, "cannot create the allocator of partition %d", c->id);
+    }
+    shmemi_rt.nsegs = n;
+
+    struct shmemi_seg *in = &shmemi_rt.internal;
+    in->role = SHMEMI_SEG_INTERNAL;
+    in->name = "control block";
+    if (create_anon(in, "ctl", sizeof(struct shmemi_ctl), err, errlen))
+        return -1;
+
+    /* every PE must have the same segments: a mismatch means different environments or programs */
+    int nall = n + 1;
+    struct seg_desc mine[SHMEMI_MAX_SEGS + 1];
+    for (int i = 0; i < nall; i++) {
+        struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
+        mine[i] = (struct seg_desc){s->size, s->map_size, s->role, s->part_id};
+    }
+    struct seg_desc *all = calloc((size_t)shmemi_rt.n_pes * (size_t)nall, sizeof *all);
+    if (!all || shmemb_allgather(mine, all, sizeof(struct seg_desc) * (size_t)nall)) {
+        free(all);
+        return errf(err, errlen, "bootstrap allgather failed");
+    }
+    for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
+        for (int i = 0; i < nall; i++) {
+            struct seg_desc *d = &all[(size_t)pe * (size_t)nall + (size_t)i];
+            if (d->size != mine[i].size || d->role != mine[i].role || d->part_id != mine[i].part_id) {
+                struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
+                int e = errf(err, errlen,
+                             "the %s is %llu bytes on PE %d but %llu bytes here: every PE must run the same "
+                             "program with the same SHMEM_SYMMETRIC_SIZE and SHMEM_SYMMETRIC_PARTITION* settings",
+                             s->name, (unsigned long long)d->size, pe, (unsigned long long)mine[i].size);
+                free(all);
+                return e;
+            }
+        }
+    free(all);
+
+    for (int i = 0; i < nall; i++)
+        if (map_peers(i < n ? &shmemi_rt.segs[i] : in, err, errlen))
+            return -1;
+    shmemi_rt.ctl = (struct shmemi_ctl **)(void *)in->peer;
+    /* once everyone has mapped everything the names are not needed: unlinking now means a crash later cannot
+     * leave segments behind in /dev/shm */
+    if (shmemb_barrier())
+        return errf(err, errlen, "bootstrap barrier failed");
+    for (int i = 0; i < nall; i++)
+        unlink_own(i < n ? &shmemi_rt.segs[i] : in);
+    shmemi_debug("segments: heap %zu B at %p, static %zu B at %p, %d partitions", heap->size, (void *)heap->base,
+                 st->size, (void *)st->base, shmemi_npartitions);
+    return 0;
+}
+
+void shmemi_segments_destroy(void) {
+    for (int i = 0; i <= shmemi_rt.nsegs; i++) {
+        struct shmemi_seg *s = i < shmemi_rt.nsegs ? &shmemi_rt.segs[i] : &shmemi_rt.internal;
+        if (s->peer) {
+            for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
+                if (pe != shmemi_rt.my_pe && s->peer[pe])
+                    munmap(s->peer[pe], s->map_size);
+        }
+        /* our own static data stays mapped: the program keeps using its globals after shmem_finalize */
+        if (s->role != SHMEMI_SEG_STATIC && s->base && s->role != SHMEMI_SEG_INTERNAL)
+            munmap(s->base, s->map_size);
+        if (s->alloc)
+            shmemi_buddy_destroy(s->alloc);
+    }
+    /* the control segment is kept: a late peer may still ring our bell while it finishes */
+}
