@@ -6,10 +6,13 @@
 #include "state.h"
 
 int main(int argc, char **argv) {
-    int all = argc > 1 && (!strcmp(argv[1], "-a") || !strcmp(argv[1], "--all"));
-    if (argc > 1 && !all) {
-        printf("usage: shmem_info [-a|--all]\n  Prints the version, build configuration and environment variables;"
-               "\n  --all also lists the variables oshrun sets for its PEs.\n");
+    if (argc > 1 && !strcmp(argv[1], "--markdown")) {
+        shmemi_env_print_markdown(stdout);
+        return 0;
+    }
+    if (argc > 1) {
+        printf("usage: shmem_info [--markdown]\n  Prints the version, build configuration and environment variables "
+               "with their current values;\n  --markdown prints the variable table as docs/ENV.md.\n");
         return strcmp(argv[1], "-h") && strcmp(argv[1], "--help") ? 2 : 0;
     }
     char err[768];
@@ -19,6 +22,5 @@ int main(int argc, char **argv) {
         fprintf(stderr, "shmem_info: %s\n", err);
         return 1;
     }
-    (void)all;
     return 0;
 }

@@ -46,5 +46,7 @@ SHMEMI_ENV_HIDDEN int shmemi_parse_partition(const char *name, const char *value
                                              char *err, size_t errlen);
 /* Prints the table (name, current value, default, description). show_launch: include LAUNCH rows. */
 SHMEMI_ENV_HIDDEN void shmemi_env_print(FILE *f, int show_launch);
+/* The same table as Markdown: docs/ENV.md is this output (a test checks they agree). */
+SHMEMI_ENV_HIDDEN void shmemi_env_print_markdown(FILE *f);
 
 #endif

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# test.sh - builds gshmem twice (optimized, and with AddressSanitizer + UBSan) and runs the whole ctest suite on
+# both, plus the check that the generated API is up to date. Exit status is non-zero if anything fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+python3 api/gen.py --check
+jobs=${GSHMEM_TEST_JOBS:-2}
+
+cmake -S . -B build/ci -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_WERROR=ON >/dev/null
+cmake --build build/ci -j 2
+(cd build/ci && ctest --output-on-failure -j "$jobs" --timeout 300)
+
+cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGSHMEM_WERROR=ON -DGSHMEM_BUILD_BENCH=OFF \
+  -DGSHMEM_SANITIZE=address,undefined >/dev/null
+cmake --build build/asan -j 2
+(cd build/asan && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  ctest --output-on-failure -j "$jobs" --timeout 300 -LE nosan)
