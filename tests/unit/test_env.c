@@ -1,0 +1,343 @@
+/* test_env.c - the configuration parsers of env.h (sizes, booleans, partition variables) and shmemi_env_read's
+ * contract that a bad value fails with a message naming the variable. */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "env.h"
+
+extern char **environ;
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                                       \
+    do {                                                                                                       \
+        if (!(cond)) {                                                                                         \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);                          \
+            fprintf(stderr, __VA_ARGS__);                                                                      \
+            fputc('\n', stderr);                                                                               \
+            failures++;                                                                                        \
+        }                                                                                                      \
+    } while (0)
+
+#define KiB ((size_t)1 << 10)
+#define MiB ((size_t)1 << 20)
+#define GiB ((size_t)1 << 30)
+#define TiB ((size_t)1 << 40)
+
+static void size_ok(const char *s, size_t want)
+{
+    size_t v = 12345;
+    int rc = shmemi_parse_size(s, &v);
+    CHECK(rc == 0 && v == want, "parse_size(\"%s\") rc %d value %zu, expected %zu", s, rc, v, want);
+}
+
+static void size_bad(const char *s)
+{
+    size_t v = 12345;
+    int rc = shmemi_parse_size(s, &v);
+    CHECK(rc == -1, "parse_size(\"%s\") accepted (rc %d, value %zu)", s, rc, v);
+    CHECK(v == 12345, "parse_size(\"%s\") wrote its output on failure", s);
+}
+
+static void test_size(void)
+{
+    size_ok("0", 0);
+    size_ok("1", 1);
+    size_ok("1048576", MiB);
+    size_ok("512k", 512 * KiB);
+    size_ok("512K", 512 * KiB);
+    size_ok("64m", 64 * MiB);
+    size_ok("64M", 64 * MiB);
+    size_ok("2g", 2 * GiB);
+    size_ok("2G", 2 * GiB);
+    size_ok("1t", TiB);
+    size_ok("3T", 3 * TiB);
+    size_ok("4kb", 4 * KiB);
+    size_ok("4KB", 4 * KiB);
+    size_ok("4Kb", 4 * KiB);
+    size_ok("16MB", 16 * MiB);
+    size_ok("1GB", GiB);
+    size_ok("100b", 100);
+    size_ok("100B", 100);
+    size_ok("007", 7);
+    if (SIZE_MAX == UINT64_MAX) {
+        size_ok("18446744073709551615", SIZE_MAX);
+        size_ok("16777215T", (size_t)16777215 << 40);
+        size_ok("17179869183G", (size_t)17179869183 << 30);
+    }
+
+    size_bad(NULL);
+    size_bad("");
+    size_bad("12q");
+    size_bad("-1");
+    size_bad("+1");
+    size_bad("1.5G");
+    size_bad("1,5G");
+    size_bad("k");
+    size_bad("K");
+    size_bad("b");
+    size_bad("G1");
+    size_bad(" 12");
+    size_bad("12 ");
+    size_bad("12 M");
+    size_bad("\t12");
+    size_bad("12\n");
+    size_bad("1kk");
+    size_bad("1MG");
+    size_bad("1bb");
+    size_bad("1Bk");
+    size_bad("1kib");
+    size_bad("1KiB");
+    size_bad("1e3");
+    size_bad("0x10");
+    /* Overflow, both of the digits and of the suffix shift. */
+    size_bad("18446744073709551616");
+    size_bad("99999999999999999999999999");
+    size_bad("16777216T");
+    size_bad("17179869184G");
+    size_bad("17592186044416M");
+    size_bad("18014398509481984k");
+}
+
+static void bool_ok(const char *s, int want)
+{
+    int v = 42;
+    int rc = shmemi_parse_bool(s, &v);
+    CHECK(rc == 0 && v == want, "parse_bool(\"%s\") rc %d value %d, expected %d", s, rc, v, want);
+}
+
+static void bool_bad(const char *s)
+{
+    int v = 42;
+    int rc = shmemi_parse_bool(s, &v);
+    CHECK(rc == -1, "parse_bool(\"%s\") accepted (rc %d, value %d)", s, rc, v);
+    CHECK(v == 42, "parse_bool(\"%s\") wrote its output on failure", s);
+}
+
+static void test_bool(void)
+{
+    static const char *const yes[] = {"1", "y", "Y", "yes", "YES", "Yes", "true", "TRUE", "True", "on", "ON", "On"};
+    static const char *const no[] = {"0", "n", "N", "no", "NO", "No", "false", "FALSE", "False", "off", "OFF", "Off"};
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+        bool_ok(yes[i], 1);
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+        bool_ok(no[i], 0);
+    static const char *const bad[] = {"", "2", "-1", "01", "10", "ye", "yess", "tru", "of", "onn", " yes", "no ",
+                                      "enable", "disabled", "t", "f", "x"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        bool_bad(bad[i]);
+    bool_bad(NULL);
+}
+
+/* ---- partitions ---- */
+
+static void part_ok(const char *name, const char *value, int id, size_t size, size_t pgsize, int kind, int policy)
+{
+    struct shmemi_partition_cfg c;
+    memset(&c, 0x5a, sizeof(c));
+    char err[512] = "";
+    int rc = shmemi_parse_partition(name, value, &c, err, sizeof(err));
+    CHECK(rc == 0, "parse_partition(%s=%s) failed: rc %d, \"%s\"", name, value, rc, err);
+    if (rc)
+        return;
+    CHECK(c.id == id, "%s=%s: id %d, expected %d", name, value, c.id, id);
+    CHECK(c.size == size, "%s=%s: size %zu, expected %zu", name, value, c.size, size);
+    CHECK(c.pgsize == pgsize, "%s=%s: pgsize %zu, expected %zu", name, value, c.pgsize, pgsize);
+    CHECK(c.kind == kind, "%s=%s: kind %d, expected %d", name, value, c.kind, kind);
+    CHECK(c.policy == policy, "%s=%s: policy %d, expected %d", name, value, c.policy, policy);
+}
+
+/* A rejected variable must say which variable it was, and must not fill in *out. */
+static void part_bad(const char *name, const char *value)
+{
+    struct shmemi_partition_cfg c;
+    memset(&c, 0x5a, sizeof(c));
+    struct shmemi_partition_cfg untouched = c;
+    char err[512] = "";
+    int rc = shmemi_parse_partition(name, value, &c, err, sizeof(err));
+    CHECK(rc == -1, "parse_partition(%s=%s) accepted (rc %d)", name, value ? value : "(null)", rc);
+    CHECK(strstr(err, name) != NULL, "parse_partition(%s=%s): message \"%s\" does not name the variable", name,
+          value ? value : "(null)", err);
+    CHECK(!memcmp(&c, &untouched, sizeof(c)), "parse_partition(%s=%s) wrote its output on failure", name,
+          value ? value : "(null)");
+}
+
+static void test_partition(void)
+{
+    const char *P1 = "SHMEM_SYMMETRIC_PARTITION1";
+    part_ok(P1, "SIZE=1G", 1, GiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_DEFAULT);
+    part_ok("SHMEM_SYMMETRIC_PARTITION127", "SIZE=4096", 127, 4096, 0, SHMEMI_KIND_DEFAULT,
+            SHMEMI_POLICY_DEFAULT);
+    part_ok("SHMEM_SYMMETRIC_PARTITION42", "SIZE=64M:PGSIZE=2M", 42, 64 * MiB, 2 * MiB, SHMEMI_KIND_DEFAULT,
+            SHMEMI_POLICY_DEFAULT);
+    part_ok(P1, "SIZE=64M:KIND=DEVICE", 1, 64 * MiB, 0, SHMEMI_KIND_DEVICE, SHMEMI_POLICY_DEFAULT);
+    part_ok(P1, "SIZE=64M:KIND=HOST", 1, 64 * MiB, 0, SHMEMI_KIND_HOST, SHMEMI_POLICY_DEFAULT);
+    part_ok(P1, "SIZE=64M:KIND=DEFAULT", 1, 64 * MiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_DEFAULT);
+    part_ok(P1, "SIZE=1M:POLICY=INTERLEAVED", 1, MiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_INTERLEAVED);
+    part_ok(P1, "SIZE=1M:POLICY=BIND", 1, MiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_BIND);
+    part_ok(P1, "SIZE=1M:POLICY=PREFERRED", 1, MiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_PREFERRED);
+    part_ok(P1, "SIZE=1M:POLICY=DEFAULT", 1, MiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_DEFAULT);
+    part_ok("SHMEM_SYMMETRIC_PARTITION7", "SIZE=2G:PGSIZE=4k:KIND=HOST:POLICY=BIND", 7, 2 * GiB, 4 * KiB,
+            SHMEMI_KIND_HOST, SHMEMI_POLICY_BIND);
+    /* Keys in any order, SIZE included. */
+    part_ok(P1, "KIND=DEVICE:SIZE=8M", 1, 8 * MiB, 0, SHMEMI_KIND_DEVICE, SHMEMI_POLICY_DEFAULT);
+    part_ok(P1, "POLICY=PREFERRED:PGSIZE=64k:KIND=HOST:SIZE=3G", 1, 3 * GiB, 64 * KiB, SHMEMI_KIND_HOST,
+            SHMEMI_POLICY_PREFERRED);
+    part_ok(P1, "PGSIZE=1G:SIZE=16G", 1, 16 * GiB, GiB, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_DEFAULT);
+
+    /* Bad names. */
+    part_bad("SHMEM_SYMMETRIC_PARTITION0", "SIZE=1M");
+    part_bad("SHMEM_SYMMETRIC_PARTITION128", "SIZE=1M");
+    part_bad("SHMEM_SYMMETRIC_PARTITION1000", "SIZE=1M");
+    part_bad("SHMEM_SYMMETRIC_PARTITION", "SIZE=1M");
+    part_bad("SHMEM_SYMMETRIC_PARTITION-1", "SIZE=1M");
+    part_bad("SHMEM_SYMMETRIC_PARTITION+1", "SIZE=1M");
+    part_bad("SHMEM_SYMMETRIC_PARTITION1x", "SIZE=1M");
+    part_bad("SHMEM_SYMMETRIC_PARTITIONX", "SIZE=1M");
+    part_bad("SHMEM_SYMMETRIC_PARTITION 1", "SIZE=1M");
+    part_bad("SHMEM_SYMMETRIC_SIZE", "SIZE=1M");
+
+    /* Bad values: SIZE missing, unknown keys, bad values, malformed items. */
+    part_bad(P1, "");
+    part_bad(P1, NULL);
+    part_bad(P1, "1G");
+    part_bad(P1, "PGSIZE=4k");
+    part_bad(P1, "KIND=HOST:POLICY=BIND");
+    part_bad(P1, "SIZE=");
+    part_bad(P1, "SIZE=12q");
+    part_bad(P1, "SIZE=-1");
+    part_bad(P1, "SIZE=1.5G");
+    part_bad(P1, "SIZE=99999999999999999999999");
+    part_bad(P1, "SIZE=1G:PGSIZE=");
+    part_bad(P1, "SIZE=1G:PGSIZE=4q");
+    part_bad(P1, "SIZE=1G:KIND=GPU");
+    part_bad(P1, "SIZE=1G:KIND=");
+    part_bad(P1, "SIZE=1G:KIND=HOSTX");
+    part_bad(P1, "SIZE=1G:KIND=HOS");
+    part_bad(P1, "SIZE=1G:POLICY=SPREAD");
+    part_bad(P1, "SIZE=1G:POLICY=");
+    part_bad(P1, "SIZE=1G:COLOR=RED");
+    part_bad(P1, "SIZE=1G:SIZEX=1");
+    part_bad(P1, "SIZE=1G:SIZ=1");
+    part_bad(P1, "SIZE=1G:KIND");
+    part_bad(P1, "SIZE=1G;KIND=HOST");
+    part_bad(P1, "SIZE=1G::KIND=HOST");
+    part_bad(P1, ":SIZE=1G");
+    part_bad(P1, "SIZE 1G");
+
+    /* The message must survive a tiny or absent buffer without overrunning it. */
+    char small[8];
+    memset(small, 'x', sizeof(small));
+    struct shmemi_partition_cfg c;
+    CHECK(shmemi_parse_partition(P1, "SIZE=1G:COLOR=RED", &c, small, 4) == -1, "bad value accepted");
+    CHECK(small[3] == '\0' && small[4] == 'x', "message overran a 4-byte buffer");
+    CHECK(shmemi_parse_partition(P1, "SIZE=1G:COLOR=RED", &c, NULL, 0) == -1, "bad value accepted (no err)");
+}
+
+/* ---- shmemi_env_read ---- */
+
+/* The test must not inherit the caller's settings (a developer shell may export SHMEM_DEBUG or partitions). */
+static void clean_environment(void)
+{
+#define X(field, name, type, def, vis, doc) unsetenv(name);
+#include "env.def"
+#undef X
+    for (;;) {
+        char name[256] = "";
+        for (char **e = environ; e && *e; e++)
+            if (!strncmp(*e, "SHMEM_SYMMETRIC_PARTITION", 25)) {
+                size_t n = strcspn(*e, "=");
+                if (n >= sizeof(name))
+                    n = sizeof(name) - 1;
+                memcpy(name, *e, n);
+                name[n] = '\0';
+                break;
+            }
+        if (!name[0])
+            break;
+        unsetenv(name);
+    }
+}
+
+static void test_env_read(void)
+{
+    char err[512];
+    clean_environment();
+
+    err[0] = '\0';
+    int rc = shmemi_env_read(err, sizeof(err));
+    CHECK(rc == 0, "env_read with a clean environment failed: \"%s\"", err);
+    CHECK(shmemi_env.symmetric_size == 512 * MiB, "default SHMEM_SYMMETRIC_SIZE is %zu, expected 512M",
+          shmemi_env.symmetric_size);
+    CHECK(shmemi_npartitions == 0, "%d partitions from a clean environment", shmemi_npartitions);
+
+    setenv("SHMEM_SYMMETRIC_SIZE", "12q", 1);
+    err[0] = '\0';
+    rc = shmemi_env_read(err, sizeof(err));
+    CHECK(rc == -1, "SHMEM_SYMMETRIC_SIZE=12q accepted");
+    CHECK(strstr(err, "SHMEM_SYMMETRIC_SIZE") != NULL, "message \"%s\" does not name SHMEM_SYMMETRIC_SIZE", err);
+    printf("env_read message for SHMEM_SYMMETRIC_SIZE=12q: %s\n", err);
+
+    setenv("SHMEM_SYMMETRIC_SIZE", "1G", 1);
+    rc = shmemi_env_read(err, sizeof(err));
+    CHECK(rc == 0 && shmemi_env.symmetric_size == GiB, "SHMEM_SYMMETRIC_SIZE=1G: rc %d size %zu (%s)", rc,
+          shmemi_env.symmetric_size, rc ? err : "");
+
+    setenv("SHMEM_DEBUG", "maybe", 1);
+    err[0] = '\0';
+    rc = shmemi_env_read(err, sizeof(err));
+    CHECK(rc == -1 && strstr(err, "SHMEM_DEBUG"), "SHMEM_DEBUG=maybe: rc %d, \"%s\"", rc, err);
+    setenv("SHMEM_DEBUG", "on", 1);
+    rc = shmemi_env_read(err, sizeof(err));
+    CHECK(rc == 0 && shmemi_env.debug == 1, "SHMEM_DEBUG=on: rc %d debug %d", rc, shmemi_env.debug);
+
+    /* Partitions come out sorted by ID whatever the environment's order, so every PE creates them alike. */
+    setenv("SHMEM_SYMMETRIC_PARTITION9", "SIZE=4M:KIND=DEVICE", 1);
+    setenv("SHMEM_SYMMETRIC_PARTITION2", "SIZE=1M", 1);
+    rc = shmemi_env_read(err, sizeof(err));
+    CHECK(rc == 0, "two partitions: \"%s\"", err);
+    CHECK(shmemi_npartitions == 2, "%d partitions, expected 2", shmemi_npartitions);
+    if (shmemi_npartitions == 2) {
+        CHECK(shmemi_partitions[0].id == 2 && shmemi_partitions[0].size == MiB, "first partition id %d size %zu",
+              shmemi_partitions[0].id, shmemi_partitions[0].size);
+        CHECK(shmemi_partitions[1].id == 9 && shmemi_partitions[1].size == 4 * MiB &&
+                  shmemi_partitions[1].kind == SHMEMI_KIND_DEVICE,
+              "second partition id %d size %zu kind %d", shmemi_partitions[1].id, shmemi_partitions[1].size,
+              shmemi_partitions[1].kind);
+    }
+
+    setenv("SHMEM_SYMMETRIC_PARTITION5", "SIZE=1M:KIND=TAPE", 1);
+    err[0] = '\0';
+    rc = shmemi_env_read(err, sizeof(err));
+    CHECK(rc == -1 && strstr(err, "SHMEM_SYMMETRIC_PARTITION5"), "bad partition in env: rc %d, \"%s\"", rc, err);
+    unsetenv("SHMEM_SYMMETRIC_PARTITION5");
+
+    /* Two spellings of one ID would create the same partition twice. */
+    setenv("SHMEM_SYMMETRIC_PARTITION02", "SIZE=1M", 1);
+    err[0] = '\0';
+    rc = shmemi_env_read(err, sizeof(err));
+    CHECK(rc == -1 && strstr(err, "SHMEM_SYMMETRIC_PARTITION"), "duplicate partition ID: rc %d, \"%s\"", rc, err);
+    unsetenv("SHMEM_SYMMETRIC_PARTITION02");
+
+    clean_environment();
+    rc = shmemi_env_read(err, sizeof(err));
+    CHECK(rc == 0 && shmemi_npartitions == 0 && shmemi_env.symmetric_size == 512 * MiB,
+          "clean environment again: rc %d, %d partitions", rc, shmemi_npartitions);
+}
+
+int main(void)
+{
+    test_size();
+    test_bool();
+    test_partition();
+    test_env_read();
+    if (failures) {
+        fprintf(stderr, "test_env: %d failures\n", failures);
+        return 1;
+    }
+    printf("test_env: ok\n");
+    return 0;
+}
