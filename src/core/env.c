@@ -203,8 +203,8 @@ int shmemi_env_read(char *err, size_t errlen) {
         if (s && parse_row(&rows[i], s, err, errlen))
             return -1;
     }
-    if (shmemi_env.wait_spin < 0 || shmemi_env.wait_yield < 0)
-        return errf(err, errlen, "SHMEM_WAIT_SPIN and SHMEM_WAIT_YIELD must be >= 0");
+    if (shmemi_env.wait_spin < -1 || shmemi_env.wait_yield < 0)
+        return errf(err, errlen, "SHMEM_WAIT_SPIN must be -1 (auto) or >= 0 and SHMEM_WAIT_YIELD >= 0");
 
     shmemi_npartitions = 0;
     for (char **e = environ; e && *e; e++) {

@@ -1,5 +1,6 @@
 /* init.c - library setup and teardown, PE queries, shmem_ptr/accessibility, and the predefined context and team
  * objects behind SHMEM_CTX_DEFAULT, SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED. */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,14 @@ static void do_init(int requested, const char *fn) {
     shmemi_rt.thread_level = requested < SHMEM_THREAD_SINGLE    ? SHMEM_THREAD_SINGLE
                             : requested > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
                                                                 : requested;
+    if (shmemi_env.wait_spin >= 0) {
+        shmemi_rt.wait_spin = (unsigned long)shmemi_env.wait_spin;
+    } else {
+        cpu_set_t set;
+        int cpus = sched_getaffinity(0, sizeof set, &set) ? 1 : CPU_COUNT(&set);
+        /* all PEs of the local bootstrap share this node */
+        shmemi_rt.wait_spin = shmemi_rt.n_pes > cpus ? 20 : 2000;
+    }
     if (shmemi_segments_create(err, sizeof err))
         init_fail(fn, err);
     shmemi_rt.init_state = 1;

@@ -50,6 +50,7 @@ struct shmemi_state {
     struct shmemi_seg internal; /* control blocks, not addressable by users */
     struct shmemi_ctl **ctl;    /* [n_pes] mapped control blocks (NULL if not on this node) */
     uint64_t barrier_epoch;
+    unsigned long wait_spin; /* effective SHMEM_WAIT_SPIN */
     size_t page;
     char jobid[64];
 };

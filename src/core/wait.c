@@ -26,7 +26,7 @@ void shmemi_ring_all(void) {
 }
 
 void shmemi_waiter_pause(struct shmemi_waiter *w) {
-    unsigned long spin = (unsigned long)shmemi_env.wait_spin, yld = (unsigned long)shmemi_env.wait_yield;
+    unsigned long spin = shmemi_rt.wait_spin, yld = (unsigned long)shmemi_env.wait_yield;
     if (w->iter < spin) {
         shmemi_cpu_relax();
         w->iter++;
