@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass
 from typing import Optional
 
+sys.dont_write_bytecode = True  # keep api/ free of __pycache__
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import table  # noqa: E402
@@ -92,14 +93,14 @@ def expand(f):
     def add(stem, ret, params, t, form, size, dep):
         for ctx in variants:
             name = ("shmem_ctx_" + stem) if ctx else (f.prefix + stem)
-            p = ("shmem_ctx_t ctx, " + params) if ctx else params
+            p = ("shmem_ctx_t ctx" + ("" if params == "void" else ", " + params)) if ctx else params
             body = make_body(f, name, ctx, t, form, size)
             out.append(Routine(name, ret, p, body, dep or f.deprecated is not None, f, t, ctx))
 
     if f.types:
         for t, dep in family_types(f):
             add("%s_%s" % (t.name, f.stem), subst_type(f.ret, t.c), subst_type(f.params, t.c), t, "typed", 0, dep)
-    else:
+    elif not (f.sized or f.mem):
         add(f.stem, f.ret, f.params, None, "untyped", 0, False)
     if f.sized:
         for s in f.sizes:
@@ -209,25 +210,43 @@ def c11_generic(f):
             % (f.stem, name),
         ]
 
+    # GCC warns about a deprecated routine named in any association, selected or not: a family that is not itself
+    # deprecated reaches its deprecated types through static inline shims declared with the warning silenced.
+    shims = [r for r in expand(f) if r.deprecated and not f.deprecated and not r.ctx]
+    shimmed = {r.type.name for r in shims}
+
     def assoc(arg, ctx, default):
         lines = ["_Generic(GSHMEM_C11_ARG%d(__VA_ARGS__)," % arg]
         items = []
         for t, _ in overload_types(f):
             target = ("shmem_ctx_%s_%s" if ctx else "shmem_%s_%s") % (t.name, f.stem)
+            if t.name in shimmed:
+                target = "gshmem_c11_%s_%s" % (t.name, f.stem)
             items += ["%s: %s" % (sel, target) for sel in selector_types(f, t)]
         if default:
-            items.append("default: gshmem_c11_no_match")
+            items.append("%s: gshmem_c11_no_match" % ("default" if default is True else default))
         lines += ["    %s%s" % (it, "," if i + 1 < len(items) else ")") for i, it in enumerate(items)]
         return lines
 
-    out = ["#define %s(...) \\" % name]
+    out = []
+    if shims:
+        out += ["#if defined(__GNUC__)", "#pragma GCC diagnostic push",
+                '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', "#endif"]
+        for r in shims:
+            sep = "" if r.ret.endswith("*") else " "
+            out.append("static inline %s%sgshmem_c11_%s_%s(%s) { %s%s(%s); }" % (
+                r.ret, sep, r.type.name, f.stem, r.params, "" if r.ret == "void" else "return ", r.name,
+                ", ".join(param_names(r.params))))
+        out += ["#if defined(__GNUC__)", "#pragma GCC diagnostic pop", "#endif"]
+    out += ["#define %s(...) \\" % name]
     if f.ctx:
         body = ["_Generic(GSHMEM_C11_ARG0(__VA_ARGS__),", "    shmem_ctx_t: "]
         inner = assoc(f.generic_arg + 1, True, True)
         body[-1] += inner[0]
         body += ["    " + x for x in inner[1:]]
         body[-1] += ","
-        inner = assoc(f.generic_arg, False, True)
+        # the plain branch lists shmem_ctx_t instead of a default, so a type the family lacks is a clear error
+        inner = assoc(f.generic_arg, False, "shmem_ctx_t")
         body.append("    default: " + inner[0])
         body += ["    " + x for x in inner[1:]]
         body[-1] += ")(__VA_ARGS__)"
@@ -257,6 +276,29 @@ def cxx_overloads(f, c_funcs):
     return out
 
 
+def c_functions():
+    """Untyped generated routines by name: their parameter types (C++ overloads must not redeclare them)."""
+    out = {}
+    for f in generated_families():
+        if not f.types:
+            for r in expand(f):
+                out.setdefault(r.name, []).append(param_types(r.params))
+    return out
+
+
+def cxx_shared():
+    """Deprecated untyped routines whose signature is that of a current C++ overload (shmem_wait_until on long):
+    in C++ they are the same function, so it cannot carry the deprecation there."""
+    c_funcs = c_functions()
+    out = set()
+    for f in generated_families():
+        if f.generic and f.types and not f.deprecated:
+            for r in expand(f):
+                if not r.deprecated and param_types(r.params) in c_funcs.get("shmem_" + f.stem, []):
+                    out.add("shmem_" + f.stem)
+    return out
+
+
 def gen_header():
     fams = generated_families()
     out = [
@@ -274,10 +316,15 @@ def gen_header():
         'extern "C" {',
         "#endif",
     ]
+    shared = cxx_shared()
     for f in fams:
         out += ["", "/* %s */" % describe(f)]
         for r in expand(f):
-            out.append("%s%s;" % ("GSHMEM_DEPRECATED " if r.deprecated else "", proto(r)))
+            if r.deprecated and r.name in shared:
+                out += ["#ifdef __cplusplus /* here also the C++ overload of the current generic %s */" % r.name,
+                        "%s;" % proto(r), "#else", "GSHMEM_DEPRECATED %s;" % proto(r), "#endif"]
+            else:
+                out.append("%s%s;" % ("GSHMEM_DEPRECATED " if r.deprecated else "", proto(r)))
     out += ["", "#ifdef __cplusplus", "}", "#endif"]
 
     generic = [f for f in fams if f.generic]
@@ -298,11 +345,7 @@ def gen_header():
         out += [""] + c11_generic(f)
     out += ["#endif /* C11 */"]
 
-    c_funcs = {}
-    for f in fams:
-        if not f.types:
-            for r in expand(f):
-                c_funcs.setdefault(r.name, []).append(param_types(r.params))
+    c_funcs = c_functions()
     out += [
         "",
         "/* C++ overloads of the same generic names (deprecated ones stay marked for callers). */",

@@ -1490,7 +1490,11 @@ GSHMEM_DEPRECATED void shmem_longlong_wait(long long *ivar, long long cmp_value)
 GSHMEM_DEPRECATED void shmem_wait(long *ivar, long cmp_value);
 
 /* wait_until: deprecated since 1.4 */
+#ifdef __cplusplus /* here also the C++ overload of the current generic shmem_wait_until */
+void (shmem_wait_until)(long *ivar, int cmp, long cmp_value);
+#else
 GSHMEM_DEPRECATED void (shmem_wait_until)(long *ivar, int cmp, long cmp_value);
+#endif
 
 #ifdef __cplusplus
 }
@@ -1539,7 +1543,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_put, \
             unsigned long *: shmem_ulong_put, \
             unsigned long long *: shmem_ulonglong_put, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_get(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -1574,7 +1578,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_get, \
             unsigned long *: shmem_ulong_get, \
             unsigned long long *: shmem_ulonglong_get, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_p(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -1609,7 +1613,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_p, \
             unsigned long *: shmem_ulong_p, \
             unsigned long long *: shmem_ulonglong_p, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_g(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -1672,7 +1676,7 @@ void gshmem_c11_no_match(void);
             const unsigned long *: shmem_ulong_g, \
             unsigned long long *: shmem_ulonglong_g, \
             const unsigned long long *: shmem_ulonglong_g, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_iput(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -1707,7 +1711,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_iput, \
             unsigned long *: shmem_ulong_iput, \
             unsigned long long *: shmem_ulonglong_iput, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_iget(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -1742,7 +1746,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_iget, \
             unsigned long *: shmem_ulong_iget, \
             unsigned long long *: shmem_ulonglong_iget, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_ibput(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -1777,7 +1781,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_ibput, \
             unsigned long *: shmem_ulong_ibput, \
             unsigned long long *: shmem_ulonglong_ibput, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_ibget(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -1812,7 +1816,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_ibget, \
             unsigned long *: shmem_ulong_ibget, \
             unsigned long long *: shmem_ulonglong_ibget, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_put_nbi(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -1847,7 +1851,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_put_nbi, \
             unsigned long *: shmem_ulong_put_nbi, \
             unsigned long long *: shmem_ulonglong_put_nbi, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_get_nbi(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -1882,7 +1886,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_get_nbi, \
             unsigned long *: shmem_ulong_get_nbi, \
             unsigned long long *: shmem_ulonglong_get_nbi, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_fetch(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -1921,7 +1925,7 @@ void gshmem_c11_no_match(void);
             const unsigned long *: shmem_ulong_atomic_fetch, \
             unsigned long long *: shmem_ulonglong_atomic_fetch, \
             const unsigned long long *: shmem_ulonglong_atomic_fetch, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_set(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -1944,7 +1948,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_atomic_set, \
             unsigned long *: shmem_ulong_atomic_set, \
             unsigned long long *: shmem_ulonglong_atomic_set, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_swap(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -1967,7 +1971,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_atomic_swap, \
             unsigned long *: shmem_ulong_atomic_swap, \
             unsigned long long *: shmem_ulonglong_atomic_swap, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_compare_swap(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -1986,7 +1990,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_atomic_compare_swap, \
             unsigned long *: shmem_ulong_atomic_compare_swap, \
             unsigned long long *: shmem_ulonglong_atomic_compare_swap, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_fetch_inc(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2005,7 +2009,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_atomic_fetch_inc, \
             unsigned long *: shmem_ulong_atomic_fetch_inc, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_inc, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_inc(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2024,7 +2028,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_atomic_inc, \
             unsigned long *: shmem_ulong_atomic_inc, \
             unsigned long long *: shmem_ulonglong_atomic_inc, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_fetch_add(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2043,7 +2047,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_atomic_fetch_add, \
             unsigned long *: shmem_ulong_atomic_fetch_add, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_add, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_add(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2062,7 +2066,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_atomic_add, \
             unsigned long *: shmem_ulong_atomic_add, \
             unsigned long long *: shmem_ulonglong_atomic_add, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_fetch_and(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2079,7 +2083,7 @@ void gshmem_c11_no_match(void);
             unsigned long long *: shmem_ulonglong_atomic_fetch_and, \
             int32_t *: shmem_int32_atomic_fetch_and, \
             int64_t *: shmem_int64_atomic_fetch_and, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_and(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2096,7 +2100,7 @@ void gshmem_c11_no_match(void);
             unsigned long long *: shmem_ulonglong_atomic_and, \
             int32_t *: shmem_int32_atomic_and, \
             int64_t *: shmem_int64_atomic_and, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_fetch_or(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2113,7 +2117,7 @@ void gshmem_c11_no_match(void);
             unsigned long long *: shmem_ulonglong_atomic_fetch_or, \
             int32_t *: shmem_int32_atomic_fetch_or, \
             int64_t *: shmem_int64_atomic_fetch_or, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_or(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2130,7 +2134,7 @@ void gshmem_c11_no_match(void);
             unsigned long long *: shmem_ulonglong_atomic_or, \
             int32_t *: shmem_int32_atomic_or, \
             int64_t *: shmem_int64_atomic_or, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_fetch_xor(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2147,7 +2151,7 @@ void gshmem_c11_no_match(void);
             unsigned long long *: shmem_ulonglong_atomic_fetch_xor, \
             int32_t *: shmem_int32_atomic_fetch_xor, \
             int64_t *: shmem_int64_atomic_fetch_xor, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_xor(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2164,7 +2168,7 @@ void gshmem_c11_no_match(void);
             unsigned long long *: shmem_ulonglong_atomic_xor, \
             int32_t *: shmem_int32_atomic_xor, \
             int64_t *: shmem_int64_atomic_xor, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_fetch_nbi(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2187,7 +2191,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_atomic_fetch_nbi, \
             unsigned long *: shmem_ulong_atomic_fetch_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_nbi, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_compare_swap_nbi(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2206,7 +2210,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_atomic_compare_swap_nbi, \
             unsigned long *: shmem_ulong_atomic_compare_swap_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_compare_swap_nbi, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_swap_nbi(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2229,7 +2233,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_atomic_swap_nbi, \
             unsigned long *: shmem_ulong_atomic_swap_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_swap_nbi, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_fetch_inc_nbi(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2248,7 +2252,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_atomic_fetch_inc_nbi, \
             unsigned long *: shmem_ulong_atomic_fetch_inc_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_inc_nbi, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_fetch_add_nbi(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2267,7 +2271,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_atomic_fetch_add_nbi, \
             unsigned long *: shmem_ulong_atomic_fetch_add_nbi, \
             unsigned long long *: shmem_ulonglong_atomic_fetch_add_nbi, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_fetch_and_nbi(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2284,7 +2288,7 @@ void gshmem_c11_no_match(void);
             unsigned long long *: shmem_ulonglong_atomic_fetch_and_nbi, \
             int32_t *: shmem_int32_atomic_fetch_and_nbi, \
             int64_t *: shmem_int64_atomic_fetch_and_nbi, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_fetch_or_nbi(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2301,7 +2305,7 @@ void gshmem_c11_no_match(void);
             unsigned long long *: shmem_ulonglong_atomic_fetch_or_nbi, \
             int32_t *: shmem_int32_atomic_fetch_or_nbi, \
             int64_t *: shmem_int64_atomic_fetch_or_nbi, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_atomic_fetch_xor_nbi(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2318,7 +2322,7 @@ void gshmem_c11_no_match(void);
             unsigned long long *: shmem_ulonglong_atomic_fetch_xor_nbi, \
             int32_t *: shmem_int32_atomic_fetch_xor_nbi, \
             int64_t *: shmem_int64_atomic_fetch_xor_nbi, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_fetch(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2412,7 +2416,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_put_signal, \
             unsigned long *: shmem_ulong_put_signal, \
             unsigned long long *: shmem_ulonglong_put_signal, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_put_signal_nbi(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2447,7 +2451,7 @@ void gshmem_c11_no_match(void);
             unsigned int *: shmem_uint_put_signal_nbi, \
             unsigned long *: shmem_ulong_put_signal_nbi, \
             unsigned long long *: shmem_ulonglong_put_signal_nbi, \
-            default: gshmem_c11_no_match))(__VA_ARGS__)
+            shmem_ctx_t: gshmem_c11_no_match))(__VA_ARGS__)
 
 #define shmem_signal_set(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), shmem_ctx_t: shmem_ctx_signal_set, default: shmem_signal_set)(__VA_ARGS__)
@@ -2455,6 +2459,15 @@ void gshmem_c11_no_match(void);
 #define shmem_signal_add(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), shmem_ctx_t: shmem_ctx_signal_add, default: shmem_signal_add)(__VA_ARGS__)
 
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static inline void gshmem_c11_short_wait_until(short *ivar, int cmp, short cmp_value) { shmem_short_wait_until(ivar, cmp, cmp_value); }
+static inline void gshmem_c11_ushort_wait_until(unsigned short *ivar, int cmp, unsigned short cmp_value) { shmem_ushort_wait_until(ivar, cmp, cmp_value); }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 #define shmem_wait_until(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_wait_until, \
@@ -2463,8 +2476,8 @@ void gshmem_c11_no_match(void);
         unsigned int *: shmem_uint_wait_until, \
         unsigned long *: shmem_ulong_wait_until, \
         unsigned long long *: shmem_ulonglong_wait_until, \
-        short *: shmem_short_wait_until, \
-        unsigned short *: shmem_ushort_wait_until)(__VA_ARGS__)
+        short *: gshmem_c11_short_wait_until, \
+        unsigned short *: gshmem_c11_ushort_wait_until)(__VA_ARGS__)
 
 #define shmem_wait_until_all(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2520,6 +2533,15 @@ void gshmem_c11_no_match(void);
         unsigned long *: shmem_ulong_wait_until_some_vector, \
         unsigned long long *: shmem_ulonglong_wait_until_some_vector)(__VA_ARGS__)
 
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static inline int gshmem_c11_short_test(short *ivar, int cmp, short cmp_value) { return shmem_short_test(ivar, cmp, cmp_value); }
+static inline int gshmem_c11_ushort_test(unsigned short *ivar, int cmp, unsigned short cmp_value) { return shmem_ushort_test(ivar, cmp, cmp_value); }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 #define shmem_test(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_test, \
@@ -2528,8 +2550,8 @@ void gshmem_c11_no_match(void);
         unsigned int *: shmem_uint_test, \
         unsigned long *: shmem_ulong_test, \
         unsigned long long *: shmem_ulonglong_test, \
-        short *: shmem_short_test, \
-        unsigned short *: shmem_ushort_test)(__VA_ARGS__)
+        short *: gshmem_c11_short_test, \
+        unsigned short *: gshmem_c11_ushort_test)(__VA_ARGS__)
 
 #define shmem_test_all(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
