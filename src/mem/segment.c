@@ -123,7 +123,21 @@ static int create_anon(struct shmemi_seg *s, const char *tag, size_t size, char 
     int fd = create_object(name, len, err, errlen);
     if (fd < 0)
         return -1;
-    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    /* Buddy blocks are aligned relative to the segment start; aligning the start itself to the largest block
+     * (capped at 1 GiB) makes shmem_align's alignment hold for absolute addresses too. */
+    size_t align = shmemi_rt.page;
+    while (align < ((size_t)1 << 30) && align * 2 <= len)
+        align *= 2;
+    void *m = MAP_FAILED;
+    char *r = mmap(NULL, len + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r != MAP_FAILED) {
+        char *a = (char *)(((uintptr_t)r + align - 1) & ~(uintptr_t)(align - 1));
+        m = mmap(a, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE | MAP_FIXED, fd, 0);
+        if (a > r)
+            munmap(r, (size_t)(a - r));
+        if (a + len < r + len + align)
+            munmap(a + len, (size_t)(r + len + align - (a + len)));
+    }
     close(fd);
     if (m == MAP_FAILED) {
         shm_unlink(name);
