@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# check_install.sh - installs the build into a scratch prefix and checks that programs build the ways users build
+# them: oshcc, oshc++, <mpp/shmem.h>, pkg-config and find_package(gshmem); then runs them with the installed oshrun.
+set -euo pipefail
+build=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+P=$tmp/prefix
+for f in bin/oshcc bin/oshc++ bin/oshrun bin/shmem_info include/shmem.h include/shmemx.h include/mpp/shmem.h \
+         lib/pkgconfig/gshmem.pc lib/cmake/gshmem/gshmemConfig.cmake; do
+  [ -e "$P/$f" ] || { echo "missing $f in the install"; exit 1; }
+done
+cat > "$tmp/old.c" <<'C'
+#include <mpp/shmem.h>
+#include <stdio.h>
+static long x;
+int main(void) {
+    start_pes(0);
+    int me = _my_pe(), n = _num_pes();
+    long *h = (long *)shmalloc(sizeof(long));
+    shmem_long_p(&x, me, (me + 1) % n);
+    *h = 0;
+    shmem_barrier_all();
+    shmem_long_atomic_add(h, 1, 0);
+    shmem_barrier_all();
+    if (x != (me + n - 1) % n || (me == 0 && *h != n)) { printf("bad\n"); return 1; }
+    if (me == 0) printf("ok %d\n", n);
+    shfree(h);
+    return 0;
+}
+C
+cat > "$tmp/cxx.cpp" <<'C'
+#include <shmem.h>
+#include <cstdio>
+int main() {
+    shmem_init();
+    int *v = static_cast<int *>(shmem_malloc(sizeof(int)));
+    shmem_int_p(v, shmem_my_pe(), 0);
+    shmem_barrier_all();
+    shmem_free(v);
+    shmem_finalize();
+    return 0;
+}
+C
+"$P/bin/oshcc" -Wno-deprecated-declarations "$tmp/old.c" -o "$tmp/old"
+"$P/bin/oshc++" "$tmp/cxx.cpp" -o "$tmp/cxx"
+"$P/bin/oshcc" -c "$tmp/old.c" -o "$tmp/old.o" -Wno-deprecated-declarations && "$P/bin/oshcc" "$tmp/old.o" -o "$tmp/old2"
+"$P/bin/oshrun" -np 3 "$tmp/old" | grep -q "ok 3"
+"$P/bin/oshrun" -np 2 "$tmp/old2" | grep -q "ok 2"
+"$P/bin/oshrun" -np 2 "$tmp/cxx"
+if command -v pkg-config >/dev/null; then
+  cc "$tmp/old.c" -Wno-deprecated-declarations -o "$tmp/pc" $(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --cflags --libs gshmem)
+  "$P/bin/oshrun" -np 2 "$tmp/pc" | grep -q "ok 2"
+fi
+mkdir -p "$tmp/cm"
+cat > "$tmp/cm/CMakeLists.txt" <<'C'
+cmake_minimum_required(VERSION 3.25)
+project(use_gshmem C)
+find_package(gshmem REQUIRED)
+add_executable(old ../old.c)
+target_compile_options(old PRIVATE -Wno-deprecated-declarations)
+target_link_libraries(old PRIVATE gshmem::gshmem)
+C
+cmake -S "$tmp/cm" -B "$tmp/cm/b" -G Ninja -DCMAKE_PREFIX_PATH="$P" >/dev/null
+cmake --build "$tmp/cm/b" >/dev/null
+"$P/bin/oshrun" -np 2 "$tmp/cm/b/old" | grep -q "ok 2"
+"$P/bin/shmem_info" | grep -q SHMEM_SYMMETRIC_SIZE
+echo "install checks passed"
