@@ -3,6 +3,10 @@
 #define GSHMEM_SHMEMX_H
 #include <shmem.h>
 
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -13,5 +17,9 @@ void shmem_partition_free(void *ptr);
 
 #ifdef __cplusplus
 }
+#endif
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
 #endif
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <shmem.h>
+#include <shmemx.h>
 
 #define SHMEMI_HIDDEN __attribute__((visibility("hidden")))
 #define SHMEMI_LIKELY(x) __builtin_expect(!!(x), 1)
