@@ -116,6 +116,10 @@ int shmem_addr_accessible(const void *addr, int pe);
 void *shmem_ptr(const void *dest, int pe);
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
+void shmem_query_initialized(int *initialized); /* 1.6 */
+
+/* profiling control: accepted and ignored (no profiling levels are defined by gshmem) */
+void shmem_pcontrol(int level, ...);
 
 /* deprecated setup/query */
 GSHMEM_DEPRECATED void start_pes(int npes);
@@ -140,6 +144,16 @@ void shmem_fence(void);
 void shmem_quiet(void);
 void shmem_ctx_fence(shmem_ctx_t ctx);
 void shmem_ctx_quiet(shmem_ctx_t ctx);
+void shmem_pe_quiet(const int *target_pes, size_t npes); /* 1.6 */
+void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
+
+/* deprecated cache management: no-ops, caches are coherent on every supported machine */
+GSHMEM_DEPRECATED void shmem_clear_cache_inv(void);
+GSHMEM_DEPRECATED void shmem_set_cache_inv(void);
+GSHMEM_DEPRECATED void shmem_clear_cache_line_inv(void *dest);
+GSHMEM_DEPRECATED void shmem_set_cache_line_inv(void *dest);
+GSHMEM_DEPRECATED void shmem_udcflush(void);
+GSHMEM_DEPRECATED void shmem_udcflush_line(void *dest);
 
 /* ---- signals ---- */
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr);

@@ -252,3 +252,15 @@ void shmem_fence(void) { shmemi_store_fence(); }
 void shmem_quiet(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 void shmem_ctx_fence(shmem_ctx_t ctx) { shmemi_store_fence(); }
 void shmem_ctx_quiet(shmem_ctx_t ctx) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+void shmem_pe_quiet(const int *target_pes, size_t npes) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes) {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+void shmem_clear_cache_inv(void) {}
+void shmem_set_cache_inv(void) {}
+void shmem_clear_cache_line_inv(void *dest) {}
+void shmem_set_cache_line_inv(void *dest) {}
+void shmem_udcflush(void) {}
+void shmem_udcflush_line(void *dest) {}

@@ -140,6 +140,13 @@ void *shmem_ptr(const void *dest, int pe) {
     return s && s->peer[pe] ? s->peer[pe] + off : NULL;
 }
 
+void shmem_query_initialized(int *initialized) {
+    if (initialized)
+        *initialized = shmemi_rt.init_state == 1;
+}
+
+void shmem_pcontrol(int level, ...) {}
+
 void shmem_info_get_version(int *major, int *minor) {
     if (major)
         *major = SHMEM_MAJOR_VERSION;
