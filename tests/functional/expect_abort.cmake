@@ -1,6 +1,6 @@
 # expect_abort.cmake - runs a misuse program under oshrun and passes only if the job ends with a non-zero exit
 # (not a signal), within the timeout, and its output has a line matching EXPECT (routine and PE named).
-# cmake -DOSHRUN=... -DPROG=... -DNP=2 -DEXPECT=<regex> [-DENVS=A=B] -P expect_abort.cmake
+# cmake -DOSHRUN=... -DPROG=<prog;args> -DNP=2 -DEXPECT=<regex> [-DENVS=A=B] -P expect_abort.cmake
 if(ENVS)
   foreach(kv ${ENVS})
     string(REGEX MATCH "^[^=]+" k "${kv}")
@@ -21,6 +21,6 @@ endif()
 if(NOT "${all}" MATCHES "${EXPECT}")
   message(FATAL_ERROR "no line of output matches '${EXPECT}'")
 endif()
-if("${all}" MATCHES "Segmentation fault|SIGSEGV|core dumped")
+if("${all}" MATCHES "Segmentation fault|SIGSEGV|SIGBUS|signal 11|core dumped")
   message(FATAL_ERROR "the misuse crashed a PE instead of being reported")
 endif()

@@ -54,6 +54,7 @@ int main(void)
                       (char *)blk[b] + nel[b] * sizeof(long) <= (char *)blk[c],
                   "blocks %d and %d overlap", c, b);
     }
+    shmem_barrier_all(); /* a fast peer must not put into a block before its owner checked that it was zeroed */
     put_into_blocks(blk, nel, me, npes);
 
     /* free some in the middle, allocate again: still symmetric */

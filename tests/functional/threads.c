@@ -1,0 +1,76 @@
+/* threads.c - SHMEM_THREAD_MULTIPLE: several pthreads per PE issue puts, gets and AMOs at once (to the heap and
+ * to static data) and call quiet; results must be exact. Skips if the library does not provide MULTIPLE. */
+#include "ftest.h"
+
+#include <pthread.h>
+
+#define NTHREADS 4
+#define ITERS 500
+#define MAXPE 64
+
+static int me, npes;
+static long counter;                              /* on PE 0: every thread of every PE adds */
+static long cells_bss[MAXPE * NTHREADS * 16];     /* slot per (PE, thread) */
+static long *cells_heap;
+
+static void *worker(void *arg)
+{
+    int t = (int)(long)arg;
+    int right = (me + 1) % npes;
+    long *mine_heap = cells_heap + ((size_t)me * NTHREADS + t) * 16;
+    long *mine_bss = cells_bss + ((size_t)me * NTHREADS + t) * 16;
+    for (int i = 1; i <= ITERS; i++) {
+        long src[16];
+        for (int j = 0; j < 16; j++) src[j] = (long)i * 1000 + t * 16 + j;
+        shmem_long_put(mine_heap, src, 16, right);
+        shmem_long_put_nbi(mine_bss, src, 16, right);
+        shmem_long_atomic_add(&counter, 1, 0);
+        if (i % 50 == 0) {
+            shmem_quiet();
+            long back[16];
+            shmem_long_get(back, mine_bss, 16, right);
+            for (int j = 0; j < 16; j++)
+                if (back[j] != src[j]) {
+                    FAIL("thread %d iteration %d: get after quiet elem %d = %ld want %ld", t, i, j, back[j], src[j]);
+                    break;
+                }
+        }
+    }
+    shmem_quiet();
+    return NULL;
+}
+
+int main(void)
+{
+    int provided = -1;
+    if (shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) != 0) {
+        fprintf(stderr, "FAIL: shmem_init_thread failed\n");
+        return 1;
+    }
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    if (provided != SHMEM_THREAD_MULTIPLE) return ftest_skip("SHMEM_THREAD_MULTIPLE not provided");
+    REQUIRE(npes <= MAXPE, "too many PEs");
+    cells_heap = shmem_calloc((size_t)MAXPE * NTHREADS * 16, sizeof(long));
+    REQUIRE(cells_heap, "shmem_calloc");
+    shmem_barrier_all();
+    pthread_t th[NTHREADS];
+    for (long t = 0; t < NTHREADS; t++) REQUIRE(pthread_create(&th[t], NULL, worker, (void *)t) == 0, "pthread_create");
+    for (int t = 0; t < NTHREADS; t++) pthread_join(th[t], NULL);
+    shmem_barrier_all();
+    int left = (me + npes - 1) % npes;
+    for (int t = 0; t < NTHREADS; t++)
+        for (int j = 0; j < 16; j++) {
+            long want = (long)ITERS * 1000 + t * 16 + j;
+            size_t k = ((size_t)left * NTHREADS + t) * 16 + j;
+            CHECK(cells_heap[k] == want, "heap cell of PE %d thread %d [%d] = %ld want %ld", left, t, j,
+                  cells_heap[k], want);
+            CHECK(cells_bss[k] == want, "bss cell of PE %d thread %d [%d] = %ld want %ld", left, t, j, cells_bss[k],
+                  want);
+        }
+    if (me == 0) CHECK(counter == (long)npes * NTHREADS * ITERS, "counter %ld want %ld", counter,
+                       (long)npes * NTHREADS * ITERS);
+    shmem_barrier_all();
+    shmem_free(cells_heap);
+    return ftest_finish("threads");
+}
