@@ -1,0 +1,360 @@
+#!/usr/bin/env bash
+# run_launcher_tests.sh - one ctest case per call: runs oshrun on a client and checks exit status, messages, speed of
+# teardown, that no PE outlives the job and that nothing is left in /dev/shm.  Usage: CASE OSHRUN CLIENT
+set -u
+case_name=$1
+OSHRUN=$2
+CLIENT=$3
+QUICK_S=${LAUNCHER_QUICK_S:-8} # "a few seconds", generous for a loaded 2-core machine
+
+tmp=$(mktemp -d /tmp/launcher-test.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+fail() {
+  echo "FAIL [$case_name]: $*" >&2
+  fails=$((fails + 1))
+}
+show() {
+  echo "--- stdout:" >&2
+  cat "$tmp/out" >&2
+  echo "--- stderr:" >&2
+  cat "$tmp/err" >&2
+}
+
+# run ARGS...: runs oshrun with ARGS, sets rc and elapsed_ms; output in $tmp/out and $tmp/err
+run() {
+  local t0 t1
+  t0=$(date +%s%N)
+  timeout -s KILL 40 "$OSHRUN" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  rc=$?
+  t1=$(date +%s%N)
+  elapsed_ms=$(((t1 - t0) / 1000000))
+}
+
+expect_rc() {
+  if [ "$rc" != "$1" ]; then
+    fail "exit status $rc, expected $1"
+    show
+  fi
+}
+expect_quick() {
+  if [ "$elapsed_ms" -gt $((QUICK_S * 1000)) ]; then fail "took ${elapsed_ms} ms, expected under ${QUICK_S} s"; fi
+}
+expect_err() {
+  if ! grep -qE -- "$1" "$tmp/err"; then
+    fail "stderr does not match /$1/"
+    show
+  fi
+}
+expect_out() {
+  if ! grep -qE -- "$1" "$tmp/out"; then
+    fail "stdout does not match /$1/"
+    show
+  fi
+}
+# the PEs' pids and the job id come from the clients' "PE r of n pid P job J" lines
+expect_pes_gone() {
+  local pids p i
+  pids=$(sed -n 's/.* pid \([0-9]*\) .*/\1/p' "$tmp/out")
+  for p in $pids; do
+    for i in $(seq 1 30); do
+      kill -0 "$p" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$p" 2>/dev/null; then
+      fail "PE process $p still exists after the job ended"
+      kill -9 "$p" 2>/dev/null
+    fi
+  done
+}
+expect_no_shm() {
+  local job
+  for job in $(sed -n 's/.* job \([^ ]*\) .*/\1/p' "$tmp/out" | sort -u); do
+    if ls /dev/shm/ 2>/dev/null | grep -q "^gshmem-$job-"; then
+      fail "left in /dev/shm: $(ls /dev/shm | grep "^gshmem-$job-" | tr '\n' ' ')"
+      rm -f /dev/shm/gshmem-"$job"-*
+    fi
+  done
+}
+expect_stderr_lines() {
+  local n
+  n=$(wc -l <"$tmp/err")
+  if [ "$n" != "$1" ]; then
+    fail "stderr has $n lines, expected $1"
+    show
+  fi
+}
+# start oshrun in the background; waits until every PE printed its start line
+start_bg() {
+  local n=$1 i
+  shift
+  "$OSHRUN" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null &
+  bgpid=$!
+  for i in $(seq 1 100); do
+    [ "$(grep -c '^PE .* pid ' "$tmp/out")" -ge "$n" ] && return 0
+    sleep 0.1
+  done
+  fail "the PEs did not start"
+  show
+  return 1
+}
+wait_bg() {
+  local t0 t1
+  t0=$(date +%s%N)
+  wait "$bgpid"
+  rc=$?
+  t1=$(date +%s%N)
+  elapsed_ms=$(((t1 - t0) / 1000000))
+}
+
+case "$case_name" in
+normal)
+  for np in 1 2 4; do
+    run -np $np "$CLIENT" ok
+    expect_rc 0
+    [ "$(grep -c '^PE [0-9]* done' "$tmp/out")" = $np ] || fail "expected $np 'done' lines with -np $np"
+    expect_out "^PE 0 of $np pid [0-9]+ job [A-Za-z0-9_.-]+ backend local"
+    expect_pes_gone
+    expect_no_shm
+  done
+  ;;
+singleton)
+  t0=$(date +%s%N)
+  env -u GSHMEM_BOOT_FD -u GSHMEM_RANK -u GSHMEM_SIZE -u GSHMEM_JOBID "$CLIENT" singleton >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  expect_rc 0
+  expect_out "^PE 0 of 1 pid [0-9]+ job s[0-9]+-[0-9a-f]+ backend singleton"
+  ;;
+tag_output)
+  run -np 3 --tag-output "$CLIENT" ok
+  expect_rc 0
+  if grep -vqE '^\[PE [0-2]\] ' "$tmp/out"; then
+    fail "untagged stdout lines"
+    show
+  fi
+  for r in 0 1 2; do expect_out "^\[PE $r\] PE $r done$"; done
+  run -np 2 --tag-output sh -c 'echo out; echo err >&2; printf "partial"'
+  expect_rc 0
+  expect_out '^\[PE 1\] out$'
+  expect_err '^\[PE 0\] err$'
+  [ "$(grep -c '^\[PE [01]\] partial$' "$tmp/out")" = 2 ] || {
+    fail "partial last lines were not flushed"
+    show
+  }
+  ;;
+exec_missing)
+  run -np 2 /nonexistent/gshmem-no-such-program
+  expect_rc 127
+  expect_err "^oshrun: cannot run '/nonexistent/gshmem-no-such-program': No such file or directory$"
+  run -np 2 gshmem-no-such-program-in-path
+  expect_rc 127
+  expect_err "cannot run 'gshmem-no-such-program-in-path'"
+  ;;
+exec_not_executable)
+  echo 'echo hi' >"$tmp/notexec"
+  chmod 644 "$tmp/notexec"
+  run -np 2 "$tmp/notexec"
+  expect_rc 126
+  expect_err "cannot run '.*notexec': Permission denied"
+  ;;
+usage)
+  run --bogus-option -np 2 true
+  expect_rc 2
+  expect_err "^oshrun: unknown option '--bogus-option'$"
+  run -np 2
+  expect_rc 2
+  expect_err "no program given"
+  run -np 0 true
+  expect_rc 2
+  expect_err "invalid number of PEs '0'"
+  run -np
+  expect_rc 2
+  expect_err "needs a value"
+  run --help
+  expect_rc 0
+  expect_out "^Usage: oshrun"
+  run -H some-other-host.example -np 2 true
+  expect_rc 2
+  expect_err "not this machine"
+  run --oversubscribe --bind-to core --map-by slot --allow-run-as-root -H localhost --mca btl self -np 2 true
+  expect_rc 0
+  expect_stderr_lines 0
+  run --verbose --oversubscribe -np=2 true
+  expect_rc 2 # -np=2 is not a form mpirun accepts either
+  run --verbose --oversubscribe --np=2 true
+  expect_rc 0
+  expect_err "ignoring --oversubscribe"
+  run -n 2 -- sh -c 'echo $GSHMEM_RANK'
+  expect_rc 0
+  [ "$(sort "$tmp/out" | tr '\n' ' ')" = "0 1 " ] || fail "-n 2 -- prog: got '$(cat "$tmp/out")'"
+  ;;
+version)
+  run --version
+  expect_rc 0
+  expect_out "^oshrun \(gshmem\) [0-9]+\.[0-9]+"
+  ;;
+noshmem_ok)
+  run -np 3 hostname
+  expect_rc 0
+  [ "$(wc -l <"$tmp/out")" = 3 ] || fail "expected 3 lines from hostname"
+  expect_stderr_lines 0
+  ;;
+noshmem_fail)
+  # PE 1 fails at once; the others would sleep 30 s
+  run -np 3 sh -c 'echo "PE $GSHMEM_RANK of $GSHMEM_SIZE pid $$ job x "; [ "$GSHMEM_RANK" = 1 ] && exit 3; exec sleep 30'
+  expect_rc 3
+  expect_quick
+  expect_err '^oshrun: PE 1 \(pid [0-9]+\) exited with status 3; terminating the job$'
+  expect_stderr_lines 1
+  expect_pes_gone
+  ;;
+global_exit)
+  run -np 4 "$CLIENT" abort 2 7
+  expect_rc 7
+  expect_quick
+  expect_err '^oshrun: PE 2 ended the job with status 7'
+  expect_stderr_lines 1
+  expect_pes_gone
+  expect_no_shm
+  ;;
+abort_message)
+  run -np 3 "$CLIENT" abortmsg 1 9
+  expect_rc 9
+  expect_quick
+  expect_err '^oshrun: PE 1: boot_client: this PE found a fatal problem$'
+  expect_stderr_lines 1
+  expect_pes_gone
+  ;;
+segv)
+  run -np 4 "$CLIENT" segv 1
+  expect_rc 139
+  expect_quick
+  expect_err '^oshrun: PE 1 \(pid [0-9]+\) was killed by signal 11 \(Segmentation fault\); terminating the job$'
+  expect_stderr_lines 1
+  expect_pes_gone
+  expect_no_shm
+  ;;
+exit0_no_finalize)
+  run -np 4 "$CLIENT" exit0 2
+  expect_rc 1
+  expect_quick
+  expect_err '^oshrun: PE 2 \(pid [0-9]+\) exited with status 0 without calling shmem_finalize; terminating the job$'
+  expect_pes_gone
+  expect_no_shm
+  ;;
+exit_nonzero)
+  run -np 3 "$CLIENT" exit5 0
+  expect_rc 5
+  expect_quick
+  expect_err '^oshrun: PE 0 \(pid [0-9]+\) exited with status 5 without calling shmem_finalize'
+  expect_pes_gone
+  ;;
+noinit_exit)
+  run -np 3 "$CLIENT" noinit-exit 1
+  expect_rc 1
+  expect_quick
+  expect_err '^oshrun: PE 1 \(pid [0-9]+\) exited without joining'
+  expect_pes_gone
+  ;;
+finalize_early)
+  run -np 3 "$CLIENT" finalize-early 0
+  expect_rc 1
+  expect_quick
+  expect_err '^oshrun: PE 0 \(pid [0-9]+\) called shmem_finalize while PE [12] waits'
+  expect_pes_gone
+  ;;
+shm_cleanup)
+  run -np 3 "$CLIENT" shmleak 1
+  expect_rc 137
+  expect_quick
+  expect_err 'PE 1 \(pid [0-9]+\) was killed by signal 9 \(Killed\)'
+  expect_pes_gone
+  expect_no_shm
+  ;;
+timeout)
+  run --timeout 1 -np 2 "$CLIENT" hang
+  expect_rc 124
+  expect_quick
+  expect_err '^oshrun: the job ran longer than --timeout 1 seconds; terminating the job$'
+  expect_stderr_lines 1
+  expect_pes_gone
+  run --timeout 0.5 -np 2 sh -c 'echo "PE x pid $$ job y "; trap "" TERM; exec sleep 30'
+  expect_rc 124
+  expect_quick # SIGKILL after the grace period reaches PEs that ignore SIGTERM
+  expect_pes_gone
+  run --timeout abc true
+  expect_rc 2
+  ;;
+signal_forward)
+  set -m # job control: our background jobs do not start with SIGINT ignored, as they would in a plain script
+  for sig in INT TERM; do
+    start_bg 2 -np 2 "$CLIENT" hang || continue
+    kill -$sig $bgpid
+    wait_bg
+    want=$((128 + $(kill -l $sig)))
+    expect_rc $want
+    expect_quick
+    expect_err "was killed by signal $(kill -l $sig) \(.*\) forwarded by oshrun; terminating the job"
+    expect_pes_gone
+  done
+  # a PE that handles the signal and exits cleanly: the job succeeds
+  "$OSHRUN" -np 2 sh -c 'trap "echo PE $GSHMEM_RANK got USR1; exit 0" USR1; echo "PE $GSHMEM_RANK pid $$ x"; while :; do sleep 0.1; done' \
+    >"$tmp/out" 2>"$tmp/err" </dev/null &
+  bgpid=$!
+  for i in $(seq 1 100); do [ "$(grep -c 'pid' "$tmp/out")" -ge 2 ] && break; sleep 0.1; done
+  kill -USR1 $bgpid
+  wait_bg
+  expect_rc 0
+  [ "$(grep -c 'got USR1' "$tmp/out")" = 2 ] || {
+    fail "SIGUSR1 did not reach both PEs"
+    show
+  }
+  ;;
+launcher_killed)
+  # oshrun itself killed with SIGKILL: the PEs must not live on
+  start_bg 3 -np 3 "$CLIENT" hang || exit 1
+  kill -KILL $bgpid
+  wait $bgpid 2>/dev/null
+  expect_pes_gone
+  ;;
+env_validation)
+  clean="env -u GSHMEM_BOOT_FD -u GSHMEM_RANK -u GSHMEM_SIZE -u GSHMEM_JOBID"
+  $clean GSHMEM_SIZE=4 GSHMEM_RANK=1 "$CLIENT" ok >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  expect_rc 1
+  expect_err 'GSHMEM_SIZE=4 is set but GSHMEM_BOOT_FD is not'
+  $clean GSHMEM_BOOT_FD=0 GSHMEM_SIZE=2 GSHMEM_RANK=5 GSHMEM_JOBID=abc "$CLIENT" ok >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  expect_rc 1
+  expect_err 'GSHMEM_RANK=5 is out of range for GSHMEM_SIZE=2'
+  $clean GSHMEM_BOOT_FD=0 GSHMEM_SIZE=2 GSHMEM_RANK=1 GSHMEM_JOBID=abc "$CLIENT" ok >"$tmp/out" 2>"$tmp/err" </dev/null
+  rc=$?
+  expect_rc 1
+  expect_err 'GSHMEM_BOOT_FD=0 is not an open socket'
+  $clean GSHMEM_BOOT_FD=0 GSHMEM_SIZE=2 GSHMEM_RANK=1 GSHMEM_JOBID='a/b' "$CLIENT" ok >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  expect_rc 1
+  expect_err "GSHMEM_JOBID='a/b' is not a job id"
+  $clean GSHMEM_RANK=3 "$CLIENT" ok >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  expect_rc 1
+  expect_err 'GSHMEM_RANK=3 is set but GSHMEM_SIZE and GSHMEM_BOOT_FD are not'
+  ;;
+export_var)
+  run -np 2 -x GSHMEM_TEST_A=hello -x PATH sh -c 'echo "$GSHMEM_TEST_A $GSHMEM_RANK $GSHMEM_SIZE $GSHMEM_JOBID $GSHMEM_BOOT_FD"'
+  expect_rc 0
+  expect_out '^hello 0 2 [A-Za-z0-9_.-]+ [0-9]+$'
+  expect_out '^hello 1 2 [A-Za-z0-9_.-]+ [0-9]+$'
+  [ "$(awk '{print $4}' "$tmp/out" | sort -u | wc -l)" = 1 ] || fail "PEs see different job ids"
+  run -np 1 -x =bad true
+  expect_rc 2
+  ;;
+*)
+  echo "unknown case $case_name" >&2
+  exit 2
+  ;;
+esac
+
+[ $fails = 0 ] && echo "PASS [$case_name]"
+[ $fails = 0 ]

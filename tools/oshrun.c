@@ -1,0 +1,928 @@
+/* oshrun.c - gshmem's launcher: starts N PEs of a program on this machine, serves the local bootstrap
+ * (hello, allgather/barrier, abort, finalize) over one socketpair per PE, and tears the whole job down when a PE fails. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The oshrun executable is built without the library's include paths, so the version is repeated here; keep it equal
+ * to project(VERSION) in the top CMakeLists.txt. */
+#define OSHRUN_VERSION "0.1.0"
+
+/* ---- wire protocol, shared with src/bootstrap/local.c (keep the two copies identical) ----
+ * Every message is a 16-byte header followed by `len` payload bytes.  PE -> oshrun: HELLO {u32 version, i32 rank,
+ * i32 size, i32 pid}, ALLGATHER {blob}, ABORT {arg = exit code; message text}, FINALIZE {}.  oshrun -> PE: HELLO_OK {},
+ * ALLGATHER_REPLY {size * blob bytes, rank order}.  A barrier is an allgather of 0 bytes. */
+#define BOOT_PROTO_VERSION 1u
+enum { BOOT_HELLO = 1, BOOT_ALLGATHER = 2, BOOT_ABORT = 3, BOOT_FINALIZE = 4, BOOT_HELLO_OK = 5, BOOT_ALLGATHER_REPLY = 6 };
+struct boot_hdr {
+    uint32_t type;
+    uint32_t arg;
+    uint64_t len;
+};
+#define BOOT_MAX_BLOB (64u << 20)    /* one PE's contribution to one allgather */
+#define BOOT_MAX_REPLY (1ull << 31)  /* everything gathered in one allgather */
+#define BOOT_MAX_ABORT_MSG 4096
+
+#define KILL_GRACE_MS 2000 /* SIGTERM, then SIGKILL this much later */
+#define MAX_NPES 4096
+#define LINE_MAX_TAG 4096 /* a tagged line longer than this is split */
+
+/* a reply buffer shared by every PE it is queued to */
+struct obuf {
+    size_t refs;
+    size_t len;
+    char data[];
+};
+
+struct outmsg {
+    struct outmsg *next;
+    struct boot_hdr hdr;
+    struct obuf *body; /* may be NULL */
+    size_t off;        /* bytes of hdr + body already written */
+};
+
+struct tagstream {
+    int fd;  /* read end of the PE's stdout or stderr pipe, -1 once closed */
+    int out; /* 1 or 2 */
+    size_t len;
+    char buf[LINE_MAX_TAG];
+};
+
+struct pe {
+    int rank;
+    pid_t pid;
+    int fd; /* our end of the boot socket, -1 once closed */
+    int hello, finalized, reaped;
+    int status; /* wait status once reaped */
+    /* message being read */
+    struct boot_hdr hdr;
+    size_t hdr_got;
+    char *body;
+    size_t body_got;
+    /* allgather contribution of the current round */
+    int posted;
+    char *blob;
+    size_t bloblen;
+    struct outmsg *outq, *outq_tail;
+    struct tagstream tag[2];
+};
+
+static struct {
+    int npes;
+    int tag_output;
+    int verbose;
+    double timeout_s;
+    char **argv; /* program and its arguments */
+    char jobid[64];
+    struct pe *pes;
+    pid_t pgid;
+    int sigfd;
+    sigset_t oldmask;
+    int nreaped;
+    int nposted; /* PEs that contributed to the current allgather round */
+    /* teardown */
+    int tearing_down;
+    int exit_code;
+    int term_sent, kill_sent;
+    long long kill_at_ms;
+    long long timeout_at_ms;
+    int forwarded_sig; /* last signal forwarded to the PEs, 0 if none */
+    /* stdin forwarding to PE 0 when stdin is our terminal */
+    int stdin_fwd;  /* 1 while we read fd 0 */
+    int stdin_pipe; /* write end towards PE 0, -1 if none */
+} job = {.sigfd = -1, .stdin_pipe = -1, .timeout_at_ms = -1, .kill_at_ms = -1};
+
+static const int fwd_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+static long long now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void write_all(int fd, const char *p, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN) {
+                struct pollfd pf = {.fd = fd, .events = POLLOUT};
+                poll(&pf, 1, 1000);
+                continue;
+            }
+            return; /* EPIPE etc.: nobody is listening, drop it */
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...) {
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n > sizeof line - 2) n = sizeof line - 2;
+    line[n++] = '\n';
+    write_all(2, line, (size_t)n); /* one write: lines from oshrun and the PEs do not interleave mid-line */
+}
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "Usage: oshrun [options] [--] program [args...]\n"
+            "Starts the PEs of an OpenSHMEM program (gshmem) on this machine.\n"
+            "\n"
+            "  -np N, -n N, --np N, -N N  number of PEs (default 1)\n"
+            "  --tag-output               prefix every line of output with \"[PE n] \"\n"
+            "  -x NAME[=VALUE]            export NAME (set to VALUE) to the PEs; may be repeated\n"
+            "  --timeout SECONDS          kill the job after SECONDS and exit with status 124\n"
+            "  -v, --verbose              say what oshrun does (ignored options, cleanup)\n"
+            "  -h, --help                 show this help\n"
+            "  -V, --version              show the version\n"
+            "  --                         end of options\n"
+            "Accepted and ignored, for scripts written for mpirun: --oversubscribe, --bind-to X, --map-by X,\n"
+            "--allow-run-as-root, --mca K V, -H/--host H (this machine only).\n"
+            "Exit status: 0 if every PE exited 0; the status of shmem_global_exit; else the failing PE's status\n"
+            "or 128+signal; 124 on --timeout; 126/127 if the program cannot be run; 2 on a usage error.\n");
+}
+
+static void __attribute__((noreturn)) usage_error(const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "oshrun: %s\nTry 'oshrun --help' for more information.\n", msg);
+    exit(2);
+}
+
+/* ---- option parsing ---- */
+
+static int parse_np(const char *s) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > MAX_NPES)
+        usage_error("invalid number of PEs '%s': expected an integer from 1 to %d", s, MAX_NPES);
+    return (int)v;
+}
+
+static int host_is_local(const char *h) {
+    char self[256] = "";
+    gethostname(self, sizeof self - 1);
+    size_t n = strcspn(h, ":"); /* "host:slots" */
+    if (n == 0) return 0;
+    if ((n == 9 && !strncmp(h, "localhost", 9)) || (n == 9 && !strncmp(h, "127.0.0.1", 9))) return 1;
+    size_t selfshort = strcspn(self, "."), hshort = strcspn(h, ".:");
+    return (n == strlen(self) && !strncmp(h, self, n)) || (hshort == selfshort && !strncmp(h, self, hshort));
+}
+
+static void check_hosts(const char *list) {
+    char *copy = strdup(list), *save = NULL;
+    for (char *h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save))
+        if (!host_is_local(h))
+            usage_error("host '%s' is not this machine: oshrun starts PEs on this machine only (use mpirun or srun "
+                        "across machines)", h);
+    free(copy);
+}
+
+static void parse_args(int argc, char **argv) {
+    job.npes = 1;
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        }
+        if (a[0] != '-' || a[1] == '\0') break; /* the program */
+        /* mpirun accepts both -opt and --opt; so do we.  "--opt=value" gives the value inline. */
+        const char *name = a + 1 + (a[1] == '-');
+        char namebuf[64];
+        const char *val = NULL;
+        const char *eq = strchr(name, '=');
+        if (a[1] == '-' && eq && (size_t)(eq - name) < sizeof namebuf) {
+            memcpy(namebuf, name, (size_t)(eq - name));
+            namebuf[eq - name] = '\0';
+            name = namebuf;
+            val = eq + 1;
+        }
+#define TAKE_VALUE()                                                                                                  \
+    do {                                                                                                              \
+        if (!val) {                                                                                                   \
+            if (i + 1 >= argc) usage_error("option '%s' needs a value", a);                                           \
+            val = argv[++i];                                                                                          \
+        }                                                                                                             \
+    } while (0)
+        if (!strcmp(name, "np") || !strcmp(name, "n") || !strcmp(name, "N") || !strcmp(name, "c")) {
+            TAKE_VALUE();
+            job.npes = parse_np(val);
+        } else if (!strcmp(name, "tag-output")) {
+            job.tag_output = 1;
+        } else if (!strcmp(name, "x")) {
+            TAKE_VALUE();
+            const char *e = strchr(val, '=');
+            if (e == val || val[0] == '\0') usage_error("-x needs NAME or NAME=VALUE, got '%s'", val);
+            if (e) {
+                char *n = strndup(val, (size_t)(e - val));
+                setenv(n, e + 1, 1);
+                free(n);
+            } else if (job.verbose) {
+                /* the PEs inherit our environment, so exporting a set variable is already done */
+                note("oshrun: -x %s: the PEs inherit oshrun's environment%s", val,
+                     "; nothing more to do (unset variables stay unset)");
+            }
+        } else if (!strcmp(name, "timeout")) {
+            TAKE_VALUE();
+            char *end;
+            double t = strtod(val, &end);
+            if (end == val || *end || !(t > 0) || t > 1e9)
+                usage_error("invalid --timeout '%s': expected a positive number of seconds", val);
+            job.timeout_s = t;
+        } else if (!strcmp(name, "v") || !strcmp(name, "verbose")) {
+            job.verbose = 1;
+        } else if (!strcmp(name, "h") || !strcmp(name, "help")) {
+            usage(stdout);
+            exit(0);
+        } else if (!strcmp(name, "V") || !strcmp(name, "version")) {
+            printf("oshrun (gshmem) %s, bootstrap protocol %u\n", OSHRUN_VERSION, BOOT_PROTO_VERSION);
+            exit(0);
+        } else if (!strcmp(name, "oversubscribe") || !strcmp(name, "allow-run-as-root")) {
+            if (job.verbose) note("oshrun: ignoring %s (PEs always run on this machine)", a);
+        } else if (!strcmp(name, "bind-to") || !strcmp(name, "map-by")) {
+            TAKE_VALUE();
+            if (job.verbose) note("oshrun: ignoring %s %s (oshrun does not bind or map PEs)", a, val);
+        } else if (!strcmp(name, "mca")) {
+            if (val || i + 2 >= argc) usage_error("option '%s' needs two values (--mca KEY VALUE)", a);
+            if (job.verbose) note("oshrun: ignoring %s %s %s (Open MPI setting)", a, argv[i + 1], argv[i + 2]);
+            i += 2;
+        } else if (!strcmp(name, "H") || !strcmp(name, "host")) {
+            TAKE_VALUE();
+            check_hosts(val);
+            if (job.verbose) note("oshrun: ignoring %s %s (this machine)", a, val);
+        } else {
+            usage_error("unknown option '%s'", a);
+        }
+#undef TAKE_VALUE
+    }
+    if (i >= argc) usage_error("no program given");
+    job.argv = argv + i;
+}
+
+/* ---- cleanup of /dev/shm segments the library left behind (a PE killed during init) ---- */
+
+static void cleanup_shm(void) {
+    char p1[128], p2[128];
+    int n1 = snprintf(p1, sizeof p1, "gshmem-%s-", job.jobid);
+    int n2 = snprintf(p2, sizeof p2, "sem.gshmem-%s-", job.jobid);
+    DIR *d = opendir("/dev/shm");
+    if (!d) return;
+    int fd = dirfd(d), removed = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, p1, (size_t)n1) || !strncmp(e->d_name, p2, (size_t)n2)) {
+            if (unlinkat(fd, e->d_name, 0) == 0) removed++;
+            if (job.verbose) note("oshrun: removed leftover /dev/shm/%s", e->d_name);
+        }
+    closedir(d);
+    (void)removed;
+}
+
+/* ---- teardown ---- */
+
+static void signal_group(int sig) {
+    if (job.pgid > 0) kill(-job.pgid, sig);
+    /* a PE that moved itself to another group still gets it */
+    for (int r = 0; r < job.npes; r++)
+        if (job.pes[r].pid > 0 && !job.pes[r].reaped) kill(job.pes[r].pid, sig);
+}
+
+/* Starts tearing the job down; the first caller decides the exit code and the message. */
+static void fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(int code, const char *fmt, ...) {
+    if (job.tearing_down) return;
+    job.tearing_down = 1;
+    job.exit_code = code;
+    if (fmt) {
+        char msg[BOOT_MAX_ABORT_MSG + 256];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        note("oshrun: %s", msg);
+    }
+    if (job.nreaped < job.npes) {
+        signal_group(SIGTERM);
+        job.term_sent = 1;
+        job.kill_at_ms = now_ms() + KILL_GRACE_MS;
+    }
+}
+
+static const char *pe_desc(struct pe *p, char *buf, size_t n) {
+    snprintf(buf, n, "PE %d (pid %d)", p->rank, (int)p->pid);
+    return buf;
+}
+
+/* ---- bootstrap server ---- */
+
+static void queue_reply(struct pe *p, uint32_t type, struct obuf *body) {
+    if (p->fd < 0) return;
+    struct outmsg *m = calloc(1, sizeof *m);
+    if (!m) {
+        fail(1, "out of memory");
+        return;
+    }
+    m->hdr.type = type;
+    m->hdr.len = body ? body->len : 0;
+    m->body = body;
+    if (body) body->refs++;
+    if (p->outq_tail)
+        p->outq_tail->next = m;
+    else
+        p->outq = m;
+    p->outq_tail = m;
+}
+
+static void put_obuf(struct obuf *b) {
+    if (b && --b->refs == 0) free(b);
+}
+
+static void close_pe_socket(struct pe *p) {
+    if (p->fd >= 0) close(p->fd);
+    p->fd = -1;
+    while (p->outq) {
+        struct outmsg *m = p->outq;
+        p->outq = m->next;
+        put_obuf(m->body);
+        free(m);
+    }
+    p->outq_tail = NULL;
+    free(p->body);
+    p->body = NULL;
+}
+
+/* A PE that left (exited or finalized) without joining the current allgather round blocks it forever: fail now
+ * rather than hang. */
+static void check_stuck(void) {
+    if (job.tearing_down || job.nposted == 0) return;
+    int waiter = -1;
+    for (int r = 0; r < job.npes && waiter < 0; r++)
+        if (job.pes[r].posted) waiter = r;
+    for (int r = 0; r < job.npes; r++) {
+        struct pe *p = &job.pes[r];
+        if (p->posted) continue;
+        char d[64];
+        if (p->finalized) {
+            fail(1, "%s called shmem_finalize while PE %d waits in a start-up exchange or barrier of the bootstrap; "
+                    "terminating the job", pe_desc(p, d, sizeof d), waiter);
+            return;
+        }
+        if (p->reaped) {
+            fail(1, "%s exited without joining the start-up exchange PE %d waits in (did it call shmem_init?); "
+                    "terminating the job", pe_desc(p, d, sizeof d), waiter);
+            return;
+        }
+    }
+}
+
+static void complete_allgather(void) {
+    size_t len = job.pes[0].bloblen;
+    for (int r = 1; r < job.npes; r++)
+        if (job.pes[r].bloblen != len) {
+            fail(1, "bootstrap allgather: PE 0 sent %zu bytes but PE %d sent %zu; terminating the job", len, r,
+                 job.pes[r].bloblen);
+            return;
+        }
+    if ((unsigned long long)len * (unsigned)job.npes > BOOT_MAX_REPLY) {
+        fail(1, "bootstrap allgather of %zu bytes per PE is too large; terminating the job", len);
+        return;
+    }
+    struct obuf *b = malloc(sizeof *b + len * (size_t)job.npes);
+    if (!b) {
+        fail(1, "out of memory in bootstrap allgather");
+        return;
+    }
+    b->refs = 1;
+    b->len = len * (size_t)job.npes;
+    for (int r = 0; r < job.npes; r++) {
+        struct pe *p = &job.pes[r];
+        if (len) memcpy(b->data + (size_t)r * len, p->blob, len);
+        free(p->blob);
+        p->blob = NULL;
+        p->bloblen = 0;
+        p->posted = 0;
+    }
+    job.nposted = 0;
+    for (int r = 0; r < job.npes; r++) queue_reply(&job.pes[r], BOOT_ALLGATHER_REPLY, b);
+    put_obuf(b);
+}
+
+static void handle_msg(struct pe *p) {
+    char d[64];
+    switch (p->hdr.type) {
+    case BOOT_HELLO: {
+        int32_t v[4] = {0, -1, -1, 0};
+        if (p->hdr.len == sizeof v) memcpy(v, p->body, sizeof v);
+        if (p->hdr.len != sizeof v || (uint32_t)v[0] != BOOT_PROTO_VERSION) {
+            fail(1, "%s speaks bootstrap protocol %u, oshrun speaks %u: the program and oshrun come from different "
+                    "gshmem versions; terminating the job", pe_desc(p, d, sizeof d), (unsigned)v[0], BOOT_PROTO_VERSION);
+            return;
+        }
+        if (v[1] != p->rank || v[2] != job.npes) {
+            fail(1, "%s says it is rank %d of %d, but oshrun started it as rank %d of %d (GSHMEM_RANK/GSHMEM_SIZE "
+                    "changed?); terminating the job", pe_desc(p, d, sizeof d), v[1], v[2], p->rank, job.npes);
+            return;
+        }
+        if (p->hello) {
+            fail(1, "%s started the bootstrap twice; terminating the job", pe_desc(p, d, sizeof d));
+            return;
+        }
+        p->hello = 1;
+        queue_reply(p, BOOT_HELLO_OK, NULL);
+        break;
+    }
+    case BOOT_ALLGATHER:
+        if (!p->hello || p->finalized || p->posted) {
+            fail(1, "protocol error: %s sent an allgather %s; terminating the job", pe_desc(p, d, sizeof d),
+                 !p->hello ? "before hello" : p->finalized ? "after finalize" : "twice");
+            return;
+        }
+        p->posted = 1;
+        p->blob = p->body;
+        p->bloblen = p->hdr.len;
+        p->body = NULL;
+        if (++job.nposted == job.npes) complete_allgather();
+        break;
+    case BOOT_ABORT: {
+        int code = (int)(int32_t)p->hdr.arg;
+        const char *msg = p->body ? p->body : "";
+        if (msg[0])
+            fail(code, "PE %d: %s", p->rank, msg);
+        else if (code != 0)
+            fail(code, "PE %d ended the job with status %d (shmem_global_exit, or the error it reported above); "
+                       "terminating the job", p->rank, code);
+        else
+            fail(code, NULL);
+        break;
+    }
+    case BOOT_FINALIZE:
+        p->finalized = 1;
+        break;
+    default:
+        fail(1, "protocol error: %s sent message type %u; terminating the job", pe_desc(p, d, sizeof d),
+             (unsigned)p->hdr.type);
+        return;
+    }
+    free(p->body);
+    p->body = NULL;
+}
+
+/* Reads what the PE sent; returns after EAGAIN or when the socket closes. */
+static void read_pe(struct pe *p) {
+    char d[64];
+    while (p->fd >= 0) {
+        ssize_t n;
+        if (p->hdr_got < sizeof p->hdr) {
+            n = read(p->fd, (char *)&p->hdr + p->hdr_got, sizeof p->hdr - p->hdr_got);
+        } else {
+            n = read(p->fd, p->body + p->body_got, p->hdr.len - p->body_got);
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) return;
+        if (n <= 0) { /* EOF or error: the PE closed it (finalize or exit) */
+            close_pe_socket(p);
+            return;
+        }
+        if (p->hdr_got < sizeof p->hdr) {
+            p->hdr_got += (size_t)n;
+            if (p->hdr_got < sizeof p->hdr) continue;
+            uint64_t max = p->hdr.type == BOOT_ABORT ? BOOT_MAX_ABORT_MSG : BOOT_MAX_BLOB;
+            if (p->hdr.len > max) {
+                fail(1, "protocol error: %s sent a %llu-byte message (type %u); terminating the job",
+                     pe_desc(p, d, sizeof d), (unsigned long long)p->hdr.len, (unsigned)p->hdr.type);
+                close_pe_socket(p);
+                return;
+            }
+            p->body = malloc(p->hdr.len + 1); /* +1: ABORT text gets a terminator */
+            if (!p->body) {
+                fail(1, "out of memory");
+                return;
+            }
+            p->body_got = 0;
+        } else {
+            p->body_got += (size_t)n;
+        }
+        if (p->body_got == p->hdr.len) {
+            p->body[p->hdr.len] = '\0';
+            p->hdr_got = 0;
+            handle_msg(p);
+        }
+    }
+}
+
+static void write_pe(struct pe *p) {
+    while (p->fd >= 0 && p->outq) {
+        struct outmsg *m = p->outq;
+        size_t total = sizeof m->hdr + (m->body ? m->body->len : 0);
+        struct iovec iov[2];
+        int niov = 0;
+        if (m->off < sizeof m->hdr) {
+            iov[niov].iov_base = (char *)&m->hdr + m->off;
+            iov[niov++].iov_len = sizeof m->hdr - m->off;
+        }
+        if (m->body && m->body->len) {
+            size_t boff = m->off > sizeof m->hdr ? m->off - sizeof m->hdr : 0;
+            iov[niov].iov_base = m->body->data + boff;
+            iov[niov++].iov_len = m->body->len - boff;
+        }
+        struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)niov};
+        ssize_t n = sendmsg(p->fd, &mh, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN) return;
+            close_pe_socket(p); /* the PE is gone; its exit decides what happens */
+            return;
+        }
+        m->off += (size_t)n;
+        if (m->off == total) {
+            p->outq = m->next;
+            if (!p->outq) p->outq_tail = NULL;
+            put_obuf(m->body);
+            free(m);
+        }
+    }
+}
+
+/* ---- PE exit ---- */
+
+static void pe_exited(struct pe *p, int status) {
+    char d[64];
+    p->reaped = 1;
+    p->status = status;
+    job.nreaped++;
+    read_pe(p); /* a FINALIZE or ABORT written just before exit is still in the socket */
+    close_pe_socket(p);
+    if (job.tearing_down) return;
+    pe_desc(p, d, sizeof d);
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        fail(128 + sig, "%s was killed by signal %d (%s)%s; terminating the job", d, sig, strsignal(sig),
+             sig == job.forwarded_sig ? " forwarded by oshrun" : "");
+    } else if (WIFEXITED(status)) {
+        int st = WEXITSTATUS(status);
+        int no_fin = p->hello && !p->finalized;
+        if (st != 0)
+            fail(st, "%s exited with status %d%s; terminating the job", d, st,
+                 no_fin ? " without calling shmem_finalize" : "");
+        else if (no_fin)
+            fail(1, "%s exited with status 0 without calling shmem_finalize; terminating the job", d);
+    }
+}
+
+static void reap(void) {
+    for (;;) {
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid <= 0) return;
+        for (int r = 0; r < job.npes; r++)
+            if (job.pes[r].pid == pid && !job.pes[r].reaped) {
+                pe_exited(&job.pes[r], status);
+                if (r == 0 && job.stdin_pipe >= 0) {
+                    close(job.stdin_pipe);
+                    job.stdin_pipe = -1;
+                    job.stdin_fwd = 0;
+                }
+                break;
+            }
+    }
+}
+
+/* ---- signals ---- */
+
+static void handle_signals(void) {
+    struct signalfd_siginfo si;
+    while (read(job.sigfd, &si, sizeof si) == sizeof si) {
+        int sig = (int)si.ssi_signo;
+        if (sig == SIGCHLD) {
+            reap();
+        } else if (sig == SIGTSTP) {
+            /* Ctrl-Z reached only us (the PEs have their own process group): stop them, then ourselves */
+            signal_group(SIGSTOP);
+            kill(getpid(), SIGSTOP);
+        } else if (sig == SIGCONT) {
+            signal_group(SIGCONT);
+        } else {
+            if (job.tearing_down && (sig == SIGINT || sig == SIGTERM)) {
+                /* asked twice: do not wait for the grace period */
+                signal_group(SIGKILL);
+                job.kill_sent = 1;
+                continue;
+            }
+            if (job.verbose) note("oshrun: forwarding signal %d (%s) to the PEs", sig, strsignal(sig));
+            job.forwarded_sig = sig;
+            signal_group(sig);
+        }
+    }
+    reap(); /* SIGCHLDs coalesce; be sure */
+}
+
+/* ---- output tagging ---- */
+
+static void tag_emit(struct pe *p, struct tagstream *t, const char *s, size_t n, int add_nl) {
+    char line[LINE_MAX_TAG + 32];
+    int h = snprintf(line, 32, "[PE %d] ", p->rank);
+    memcpy(line + h, s, n);
+    size_t len = (size_t)h + n;
+    if (add_nl) line[len++] = '\n';
+    write_all(t->out, line, len);
+}
+
+static void tag_read(struct pe *p, struct tagstream *t) {
+    for (;;) {
+        ssize_t n = read(t->fd, t->buf + t->len, sizeof t->buf - t->len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) return;
+        if (n <= 0) {
+            if (t->len) tag_emit(p, t, t->buf, t->len, 1);
+            t->len = 0;
+            close(t->fd);
+            t->fd = -1;
+            return;
+        }
+        t->len += (size_t)n;
+        size_t start = 0;
+        for (size_t i = 0; i < t->len; i++)
+            if (t->buf[i] == '\n') {
+                tag_emit(p, t, t->buf + start, i + 1 - start, 0);
+                start = i + 1;
+            }
+        if (start == 0 && t->len == sizeof t->buf) { /* a very long line: pass it on in pieces */
+            tag_emit(p, t, t->buf, t->len, 1);
+            t->len = 0;
+        } else {
+            memmove(t->buf, t->buf + start, t->len - start);
+            t->len -= start;
+        }
+    }
+}
+
+static void forward_stdin(void) {
+    char buf[4096];
+    ssize_t n = read(0, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (n <= 0) {
+        close(job.stdin_pipe);
+        job.stdin_pipe = -1;
+        job.stdin_fwd = 0;
+        return;
+    }
+    write_all(job.stdin_pipe, buf, (size_t)n);
+}
+
+/* ---- start-up ---- */
+
+static void make_jobid(void) {
+    uint32_t rnd = 0;
+    if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != sizeof rnd) rnd = (uint32_t)now_ms() ^ (uint32_t)getpid() << 16;
+    snprintf(job.jobid, sizeof job.jobid, "o%d-%08x", (int)getpid(), rnd);
+}
+
+static void fd_nonblock(int fd) {
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+static void __attribute__((noreturn)) startup_failure(int code, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    note("oshrun: %s", msg);
+    signal_group(SIGKILL);
+    while (waitpid(-1, NULL, 0) > 0 || errno == EINTR) {
+    }
+    cleanup_shm();
+    exit(code);
+}
+
+/* Runs in the child between fork and exec; only async-signal-safe work and setenv (we are single-threaded). */
+static void __attribute__((noreturn)) child(struct pe *p, int bootfd, int in_fd, int out_fd, int err_fd, int errpipe,
+                                            pid_t parent) {
+    setpgid(0, job.pgid); /* job.pgid == 0 for PE 0: it founds the group */
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* oshrun killed with SIGKILL: no orphaned PEs */
+    if (getppid() != parent) _exit(1);
+    if (in_fd >= 0) dup2(in_fd, 0);
+    if (out_fd >= 0) dup2(out_fd, 1);
+    if (err_fd >= 0) dup2(err_fd, 2);
+    fcntl(bootfd, F_SETFD, 0); /* the only descriptor of ours that survives exec */
+    char v[32];
+    snprintf(v, sizeof v, "%d", bootfd);
+    setenv("GSHMEM_BOOT_FD", v, 1);
+    snprintf(v, sizeof v, "%d", p->rank);
+    setenv("GSHMEM_RANK", v, 1);
+    signal(SIGPIPE, SIG_DFL);
+    sigprocmask(SIG_SETMASK, &job.oldmask, NULL);
+    execvp(job.argv[0], job.argv);
+    int e = errno;
+    if (write(errpipe, &e, sizeof e) < 0) {
+    }
+    _exit(127);
+}
+
+static void spawn_all(void) {
+    int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+    int stdin_r = -1;
+    /* PE 0 reads stdin like under mpirun; a terminal is relayed through oshrun, and only when we own it (a job in the
+     * shell's background reading the terminal would stop) */
+    if (isatty(0)) {
+        if (tcgetpgrp(0) == getpgrp()) {
+            int sp[2];
+            if (pipe2(sp, O_CLOEXEC) == 0) {
+                stdin_r = sp[0];
+                job.stdin_pipe = sp[1];
+                job.stdin_fwd = 1;
+            }
+        } else {
+            stdin_r = devnull;
+        }
+    }
+    char v[32];
+    snprintf(v, sizeof v, "%d", job.npes);
+    setenv("GSHMEM_SIZE", v, 1);
+    setenv("GSHMEM_JOBID", job.jobid, 1);
+    pid_t self = getpid();
+    for (int r = 0; r < job.npes; r++) {
+        struct pe *p = &job.pes[r];
+        p->rank = r;
+        p->tag[0].fd = p->tag[1].fd = -1;
+        int sv[2], ep[2], op[2] = {-1, -1}, errp[2] = {-1, -1};
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+            startup_failure(1, "socketpair: %s", strerror(errno));
+        if (pipe2(ep, O_CLOEXEC) < 0) startup_failure(1, "pipe: %s", strerror(errno));
+        if (job.tag_output && (pipe2(op, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0))
+            startup_failure(1, "pipe: %s", strerror(errno));
+        pid_t pid = fork();
+        if (pid < 0) startup_failure(1, "fork: %s", strerror(errno));
+        if (pid == 0) child(p, sv[1], r == 0 ? stdin_r : devnull, op[1], errp[1], ep[1], self);
+        p->pid = pid;
+        if (r == 0) job.pgid = pid;
+        setpgid(pid, job.pgid); /* also here: whichever of parent and child runs first */
+        close(sv[1]);
+        close(ep[1]);
+        p->fd = sv[0];
+        fd_nonblock(p->fd);
+        if (job.tag_output) {
+            close(op[1]);
+            close(errp[1]);
+            p->tag[0] = (struct tagstream){.fd = op[0], .out = 1};
+            p->tag[1] = (struct tagstream){.fd = errp[0], .out = 2};
+            fd_nonblock(op[0]);
+            fd_nonblock(errp[0]);
+        }
+        int e;
+        ssize_t n;
+        while ((n = read(ep[0], &e, sizeof e)) < 0 && errno == EINTR) {
+        }
+        close(ep[0]);
+        if (n == sizeof e)
+            startup_failure(e == ENOENT ? 127 : 126, "cannot run '%s': %s", job.argv[0], strerror(e));
+    }
+    if (stdin_r >= 0 && stdin_r != devnull) close(stdin_r);
+    if (devnull >= 0) close(devnull);
+}
+
+int main(int argc, char **argv) {
+    /* descriptors 0-2 must exist, or a socket could land there and be clobbered by dup2 in the child */
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0) open("/dev/null", O_RDWR);
+    parse_args(argc, argv);
+
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    struct sigaction tstp;
+    if (sigaction(SIGTSTP, NULL, &tstp) == 0 && tstp.sa_handler != SIG_IGN) sigaddset(&mask, SIGTSTP);
+    sigaddset(&mask, SIGCONT);
+    for (size_t i = 0; i < sizeof fwd_signals / sizeof fwd_signals[0]; i++) {
+        /* a signal ignored on entry stays ignored, for us and the PEs (nohup; background jobs of a script) */
+        struct sigaction sa;
+        if (sigaction(fwd_signals[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN) continue;
+        sigaddset(&mask, fwd_signals[i]);
+    }
+    sigprocmask(SIG_BLOCK, &mask, &job.oldmask);
+    job.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (job.sigfd < 0) {
+        note("oshrun: signalfd: %s", strerror(errno));
+        return 1;
+    }
+    signal(SIGPIPE, SIG_IGN); /* a PE or our reader went away: handled where we write */
+
+    make_jobid();
+    job.pes = calloc((size_t)job.npes, sizeof *job.pes);
+    if (!job.pes) {
+        note("oshrun: out of memory");
+        return 1;
+    }
+    spawn_all();
+    if (job.verbose) note("oshrun: started %d PE(s) of %s, job %s", job.npes, job.argv[0], job.jobid);
+    if (job.timeout_s > 0) job.timeout_at_ms = now_ms() + (long long)(job.timeout_s * 1000);
+
+    size_t maxfds = 2 + 3 * (size_t)job.npes;
+    struct pollfd *pf = calloc(maxfds, sizeof *pf);
+    struct pe **owner = calloc(maxfds, sizeof *owner);
+    int *kind = calloc(maxfds, sizeof *kind); /* 0 boot socket, 1/2 tag stream, -1 signalfd, -2 stdin */
+    while (job.nreaped < job.npes) {
+        size_t n = 0;
+        pf[n] = (struct pollfd){.fd = job.sigfd, .events = POLLIN};
+        kind[n++] = -1;
+        if (job.stdin_fwd) {
+            pf[n] = (struct pollfd){.fd = 0, .events = POLLIN};
+            kind[n++] = -2;
+        }
+        for (int r = 0; r < job.npes; r++) {
+            struct pe *p = &job.pes[r];
+            if (p->fd >= 0) {
+                pf[n] = (struct pollfd){.fd = p->fd, .events = POLLIN | (p->outq ? POLLOUT : 0)};
+                owner[n] = p;
+                kind[n++] = 0;
+            }
+            for (int s = 0; s < 2; s++)
+                if (p->tag[s].fd >= 0) {
+                    pf[n] = (struct pollfd){.fd = p->tag[s].fd, .events = POLLIN};
+                    owner[n] = p;
+                    kind[n++] = 1 + s;
+                }
+        }
+        long long now = now_ms(), wake = -1;
+        if (job.kill_at_ms >= 0 && !job.kill_sent) wake = job.kill_at_ms;
+        if (job.timeout_at_ms >= 0 && !job.tearing_down && (wake < 0 || job.timeout_at_ms < wake))
+            wake = job.timeout_at_ms;
+        int timeout = wake < 0 ? -1 : wake <= now ? 0 : (int)(wake - now > INT_MAX ? INT_MAX : wake - now);
+        int rc = poll(pf, n, timeout);
+        if (rc < 0 && errno != EINTR) {
+            note("oshrun: poll: %s", strerror(errno));
+            fail(1, NULL);
+        }
+        /* boot sockets before the signalfd: a message written just before a PE's exit is seen first */
+        for (size_t i = 0; rc > 0 && i < n; i++) {
+            if (!pf[i].revents || kind[i] < 0) continue;
+            struct pe *p = owner[i];
+            if (kind[i] == 0) {
+                if (pf[i].revents & POLLOUT) write_pe(p);
+                if (pf[i].revents & (POLLIN | POLLHUP | POLLERR)) read_pe(p);
+            } else {
+                tag_read(p, &p->tag[kind[i] - 1]);
+            }
+        }
+        for (size_t i = 0; rc > 0 && i < n; i++) {
+            if (!pf[i].revents) continue;
+            if (kind[i] == -1) handle_signals();
+            if (kind[i] == -2) forward_stdin();
+        }
+        check_stuck();
+        now = now_ms();
+        if (job.timeout_at_ms >= 0 && !job.tearing_down && now >= job.timeout_at_ms)
+            fail(124, "the job ran longer than --timeout %g seconds; terminating the job", job.timeout_s);
+        if (job.tearing_down && !job.kill_sent && job.kill_at_ms >= 0 && now >= job.kill_at_ms) {
+            signal_group(SIGKILL);
+            job.kill_sent = 1;
+        }
+    }
+    /* grandchildren of a failed job go too; a clean job's background processes are left alone */
+    if (job.tearing_down) signal_group(SIGKILL);
+    for (int r = 0; r < job.npes; r++)
+        for (int s = 0; s < 2; s++)
+            if (job.pes[r].tag[s].fd >= 0) {
+                /* what the PE wrote before it exited is in the pipe; a grandchild holding it open must not block us */
+                tag_read(&job.pes[r], &job.pes[r].tag[s]);
+                if (job.pes[r].tag[s].fd >= 0) {
+                    struct tagstream *t = &job.pes[r].tag[s];
+                    if (t->len) tag_emit(&job.pes[r], t, t->buf, t->len, 1);
+                    close(t->fd);
+                    t->fd = -1;
+                }
+            }
+    cleanup_shm();
+    return job.tearing_down ? job.exit_code : 0;
+}
