@@ -114,7 +114,7 @@ normal)
     run -np $np "$CLIENT" ok
     expect_rc 0
     [ "$(grep -c '^PE [0-9]* done' "$tmp/out")" = $np ] || fail "expected $np 'done' lines with -np $np"
-    expect_out "^PE 0 of $np pid [0-9]+ job [A-Za-z0-9_.-]+ backend local"
+    expect_out "^PE 0 of $np pid [0-9]+ job [A-Za-z0-9_.-]+ backend (local|api)"
     expect_pes_gone
     expect_no_shm
   done
@@ -125,6 +125,26 @@ singleton)
   rc=$?
   expect_rc 0
   expect_out "^PE 0 of 1 pid [0-9]+ job s[0-9]+-[0-9a-f]+ backend singleton"
+  ;;
+api_singleton)
+  # no launcher: PE 0 of 1 through the singleton bootstrap
+  env -u GSHMEM_BOOT_FD -u GSHMEM_RANK -u GSHMEM_SIZE -u GSHMEM_JOBID SHMEM_VERSION=1 "$CLIENT" ok >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  expect_rc 0
+  expect_out "^PE 0 of 1 pid "
+  expect_out "bootstrap singleton"
+  expect_out "^PE 0 done"
+  ;;
+api_misuse)
+  # the library's own one-line report, then oshrun's one line, then the job is gone
+  run -np 3 "$CLIENT" misuse 1
+  expect_rc 1
+  expect_quick
+  expect_err '^gshmem: PE 1: shmem_int_p: .*out of range'
+  expect_err '^oshrun: PE 1 ended the job with status 1'
+  expect_stderr_lines 2
+  expect_pes_gone
+  expect_no_shm
   ;;
 tag_output)
   run -np 3 --tag-output "$CLIENT" ok
