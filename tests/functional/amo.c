@@ -172,7 +172,7 @@ static int me, npes, right, left;
     {                                                                                                              \
         shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;                                                                       \
         T *mine = &tgt[me];                                                                                        \
-        T hi = (T)((T)1 << (sizeof(T) * 8 - 1)); /* top bit: signedness must not matter */                          \
+        T hi = (T)((uint64_t)1 << (sizeof(T) * 8 - 1)); /* top bit: signedness must not matter */                          \
         T init = (T)(hi | (T)0xF0F0u | (T)me), old;                                                                \
         for (int i = 0; i < SLOTS; i++) tgt[i] = (T)0;                                                             \
         shmem_barrier_all();                                                                                       \
@@ -207,7 +207,7 @@ static int me, npes, right, left;
         T *w = &tgt[MAXPE], *w2 = &tgt[MAXPE + 1];                                                                 \
         if (me == 0) *w2 = (T)~(T)0;                                                                               \
         shmem_barrier_all();                                                                                       \
-        T bit = (T)((T)1 << (me % (sizeof(T) * 8)));                                                               \
+        T bit = (T)((uint64_t)1 << (me % (sizeof(T) * 8)));                                                               \
         old = shmem_##NAME##_atomic_fetch_or(w, bit, 0);                                                           \
         CHECK((old & bit) == 0, "%s contended fetch_or (%s): bit already set", #T, where);                         \
         shmem_##NAME##_atomic_xor(w, (T)(hi), 0);                                                                  \
@@ -218,7 +218,7 @@ static int me, npes, right, left;
         shmem_barrier_all();                                                                                       \
         if (me == 0) {                                                                                             \
             T all = 0;                                                                                             \
-            for (int pe = 0; pe < npes; pe++) all |= (T)((T)1 << (pe % (sizeof(T) * 8)));                          \
+            for (int pe = 0; pe < npes; pe++) all |= (T)((uint64_t)1 << (pe % (sizeof(T) * 8)));                          \
             CHECK(*w == all, "%s contended or/xor (%s): %llx want %llx", #T, where, (unsigned long long)*w,        \
                   (unsigned long long)all);                                                                        \
             CHECK(*w2 == (T)~all, "%s contended and (%s): %llx want %llx", #T, where, (unsigned long long)*w2,     \

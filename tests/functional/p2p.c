@@ -32,7 +32,7 @@ static const long long seqF[6] = {-3, 7, -1, -3, -5, -3};
     static void p2p_##NAME(T *iv, const char *where)                                                               \
     {                                                                                                              \
         /* test(): a table of values, signedness matters */                                                        \
-        const T vals[] = {(T)-2, (T)-1, (T)0, (T)1, (T)2, (T)((T)1 << (sizeof(T) * 8 - 1))};                       \
+        const T vals[] = {(T)-2, (T)-1, (T)0, (T)1, (T)2, (T)((uint64_t)1 << (sizeof(T) * 8 - 1))};                       \
         const size_t nv = sizeof vals / sizeof vals[0];                                                            \
         for (size_t a = 0; a < nv; a++)                                                                            \
             for (size_t b = 0; b < nv; b++)                                                                        \
