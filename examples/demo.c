@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static long token[64];     /* static data is symmetric too */
+static long token[64]; /* static data is symmetric too */
 static uint64_t arrived;
 static long counter;
 

@@ -8,10 +8,10 @@
 #define SHMEMB_HIDDEN __attribute__((visibility("hidden")))
 
 struct shmemb_info {
-    int rank;           /* this PE */
-    int size;           /* number of PEs in the job */
-    char jobid[64];     /* unique per job; used to name shared-memory segments (/gshmem-<jobid>-...) */
-    const char *name;   /* backend name, e.g. "local" or "singleton" */
+    int rank;         /* this PE */
+    int size;         /* number of PEs in the job */
+    char jobid[64];   /* unique per job; used to name shared-memory segments (/gshmem-<jobid>-...) */
+    const char *name; /* backend name, e.g. "local" or "singleton" */
 };
 
 /* Connects to the launcher (or becomes a singleton). Returns 0 or a negative error after printing why. */

@@ -14,9 +14,24 @@ static inline void check_buf(const void *p, size_t n, const char *fn, const char
 static inline void store_elem(void *d, const void *v, size_t size) {
     switch (size) {
     case 1: __atomic_store_n((uint8_t *)d, *(const uint8_t *)v, __ATOMIC_RELAXED); break;
-    case 2: { uint16_t x; memcpy(&x, v, 2); __atomic_store_n((uint16_t *)d, x, __ATOMIC_RELAXED); break; }
-    case 4: { uint32_t x; memcpy(&x, v, 4); __atomic_store_n((uint32_t *)d, x, __ATOMIC_RELAXED); break; }
-    case 8: { uint64_t x; memcpy(&x, v, 8); __atomic_store_n((uint64_t *)d, x, __ATOMIC_RELAXED); break; }
+    case 2: {
+        uint16_t x;
+        memcpy(&x, v, 2);
+        __atomic_store_n((uint16_t *)d, x, __ATOMIC_RELAXED);
+        break;
+    }
+    case 4: {
+        uint32_t x;
+        memcpy(&x, v, 4);
+        __atomic_store_n((uint32_t *)d, x, __ATOMIC_RELAXED);
+        break;
+    }
+    case 8: {
+        uint64_t x;
+        memcpy(&x, v, 8);
+        __atomic_store_n((uint64_t *)d, x, __ATOMIC_RELAXED);
+        break;
+    }
     default: memcpy(d, v, size);
     }
 }
@@ -24,16 +39,26 @@ static inline void store_elem(void *d, const void *v, size_t size) {
 static inline void load_elem(void *out, const void *s, size_t size) {
     switch (size) {
     case 1: *(uint8_t *)out = __atomic_load_n((const uint8_t *)s, __ATOMIC_RELAXED); break;
-    case 2: { uint16_t x = __atomic_load_n((const uint16_t *)s, __ATOMIC_RELAXED); memcpy(out, &x, 2); break; }
-    case 4: { uint32_t x = __atomic_load_n((const uint32_t *)s, __ATOMIC_RELAXED); memcpy(out, &x, 4); break; }
-    case 8: { uint64_t x = __atomic_load_n((const uint64_t *)s, __ATOMIC_RELAXED); memcpy(out, &x, 8); break; }
+    case 2: {
+        uint16_t x = __atomic_load_n((const uint16_t *)s, __ATOMIC_RELAXED);
+        memcpy(out, &x, 2);
+        break;
+    }
+    case 4: {
+        uint32_t x = __atomic_load_n((const uint32_t *)s, __ATOMIC_RELAXED);
+        memcpy(out, &x, 4);
+        break;
+    }
+    case 8: {
+        uint64_t x = __atomic_load_n((const uint64_t *)s, __ATOMIC_RELAXED);
+        memcpy(out, &x, 8);
+        break;
+    }
     default: memcpy(out, s, size);
     }
 }
 
-static inline int elem_aligned(const void *p, size_t size) {
-    return size <= 8 && !((uintptr_t)p & (size - 1));
-}
+static inline int elem_aligned(const void *p, size_t size) { return size <= 8 && !((uintptr_t)p & (size - 1)); }
 
 void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *fn) {
     if (SHMEMI_UNLIKELY(!nbytes)) {
@@ -85,8 +110,7 @@ void shmemi_g(shmem_ctx_t ctx, void *out, const void *src, size_t size, int pe, 
 }
 
 /* Strided copies: the extent touched on the remote side is checked once, then elements move one by one. */
-static char *xlate_strided(const void *addr, ptrdiff_t stride, size_t count, size_t elemsize, int pe,
-                           const char *fn) {
+static char *xlate_strided(const void *addr, ptrdiff_t stride, size_t count, size_t elemsize, int pe, const char *fn) {
     if (stride < 0)
         shmemi_fatal(fn, "negative strides are not supported (stride %td)", stride);
     size_t extent = (count - 1) * (size_t)stride * elemsize + elemsize;
@@ -110,8 +134,8 @@ static void copy_strided(char *d, const char *s, ptrdiff_t dst, ptrdiff_t sst, s
     }
 }
 
-void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
-                 size_t es, int pe, const char *fn) {
+void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t es,
+                 int pe, const char *fn) {
     if (!nelems) {
         if ((unsigned)pe >= (unsigned)shmemi_rt.n_pes)
             shmemi_err_pe(fn, pe);
@@ -123,8 +147,8 @@ void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, pt
     shmemi_ring(pe);
 }
 
-void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
-                 size_t es, int pe, const char *fn) {
+void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t es,
+                 int pe, const char *fn) {
     if (!nelems) {
         if ((unsigned)pe >= (unsigned)shmemi_rt.n_pes)
             shmemi_err_pe(fn, pe);
@@ -168,8 +192,8 @@ void shmemi_ibget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, p
 }
 
 /* ---- put with signal: the data must be visible before the signal is ---- */
-void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, uint64_t *sig_addr,
-                       uint64_t signal, int sig_op, int pe, const char *fn) {
+void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, uint64_t *sig_addr, uint64_t signal,
+                       int sig_op, int pe, const char *fn) {
     uint64_t *sig = (uint64_t *)(void *)shmemi_xlate(sig_addr, sizeof *sig_addr, pe, fn);
     if (SHMEMI_UNLIKELY((uintptr_t)sig & 7))
         shmemi_fatal(fn, "sig_addr %p is not 8-byte aligned", (void *)sig_addr);
@@ -194,28 +218,26 @@ void shmemi_put_signal_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t 
 }
 
 /* ---- atomics ---- */
-#define AMO_BODY(T, p)                                                                                            \
-    do {                                                                                                          \
-        T v = (T)value, c = (T)cond;                                                                              \
-        switch (op) {                                                                                             \
-        case SHMEMI_AMO_FETCH: return __atomic_load_n(p, __ATOMIC_SEQ_CST);                                       \
-        case SHMEMI_AMO_SET: __atomic_store_n(p, v, __ATOMIC_SEQ_CST); return 0;                                  \
-        case SHMEMI_AMO_SWAP: return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                 \
-        case SHMEMI_AMO_CSWAP:                                                                                    \
-            __atomic_compare_exchange_n(p, &c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                         \
-            return c;                                                                                             \
-        case SHMEMI_AMO_FETCH_INC:                                                                                \
-        case SHMEMI_AMO_INC: return __atomic_fetch_add(p, (T)1, __ATOMIC_SEQ_CST);                                \
-        case SHMEMI_AMO_FETCH_ADD:                                                                                \
-        case SHMEMI_AMO_ADD: return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                   \
-        case SHMEMI_AMO_FETCH_AND:                                                                                \
-        case SHMEMI_AMO_AND: return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                                   \
-        case SHMEMI_AMO_FETCH_OR:                                                                                 \
-        case SHMEMI_AMO_OR: return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                                     \
-        case SHMEMI_AMO_FETCH_XOR:                                                                                \
-        case SHMEMI_AMO_XOR: return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                                   \
-        }                                                                                                         \
-        return 0;                                                                                                 \
+#define AMO_BODY(T, p)                                                                                                 \
+    do {                                                                                                               \
+        T v = (T)value, c = (T)cond;                                                                                   \
+        switch (op) {                                                                                                  \
+        case SHMEMI_AMO_FETCH: return __atomic_load_n(p, __ATOMIC_SEQ_CST);                                            \
+        case SHMEMI_AMO_SET: __atomic_store_n(p, v, __ATOMIC_SEQ_CST); return 0;                                       \
+        case SHMEMI_AMO_SWAP: return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                      \
+        case SHMEMI_AMO_CSWAP: __atomic_compare_exchange_n(p, &c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return c; \
+        case SHMEMI_AMO_FETCH_INC:                                                                                     \
+        case SHMEMI_AMO_INC: return __atomic_fetch_add(p, (T)1, __ATOMIC_SEQ_CST);                                     \
+        case SHMEMI_AMO_FETCH_ADD:                                                                                     \
+        case SHMEMI_AMO_ADD: return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                        \
+        case SHMEMI_AMO_FETCH_AND:                                                                                     \
+        case SHMEMI_AMO_AND: return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                                        \
+        case SHMEMI_AMO_FETCH_OR:                                                                                      \
+        case SHMEMI_AMO_OR: return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                                          \
+        case SHMEMI_AMO_FETCH_XOR:                                                                                     \
+        case SHMEMI_AMO_XOR: return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                                        \
+        }                                                                                                              \
+        return 0;                                                                                                      \
     } while (0)
 
 static inline uint64_t amo32(uint32_t *p, int op, uint64_t value, uint64_t cond) { AMO_BODY(uint32_t, p); }
@@ -225,10 +247,10 @@ uint64_t shmemi_amo(shmem_ctx_t ctx, int op, void *dest, uint64_t value, uint64_
                     const char *fn) {
     char *p = shmemi_xlate(dest, size, pe, fn);
     if (SHMEMI_UNLIKELY((uintptr_t)p & (size - 1)))
-        shmemi_fatal(fn, "dest %p is not aligned to its %zu-byte type; atomics need naturally aligned objects",
-                     dest, size);
-    uint64_t r = size == 8 ? amo64((uint64_t *)(void *)p, op, value, cond)
-                           : amo32((uint32_t *)(void *)p, op, value, cond);
+        shmemi_fatal(fn, "dest %p is not aligned to its %zu-byte type; atomics need naturally aligned objects", dest,
+                     size);
+    uint64_t r =
+        size == 8 ? amo64((uint64_t *)(void *)p, op, value, cond) : amo32((uint32_t *)(void *)p, op, value, cond);
     if (op != SHMEMI_AMO_FETCH)
         shmemi_ring(pe);
     return r;

@@ -22,8 +22,12 @@ struct shmemi_env {
 /* Symmetric partitions: SHMEM_SYMMETRIC_PARTITION<ID>=SIZE=<size>[:PGSIZE=<size>][:KIND=<kind>][:POLICY=<p>] */
 #define SHMEMI_MAX_PARTITIONS 16
 enum shmemi_part_kind { SHMEMI_KIND_DEFAULT, SHMEMI_KIND_HOST, SHMEMI_KIND_DEVICE };
-enum shmemi_part_policy { SHMEMI_POLICY_DEFAULT, SHMEMI_POLICY_INTERLEAVED, SHMEMI_POLICY_BIND,
-                          SHMEMI_POLICY_PREFERRED };
+enum shmemi_part_policy {
+    SHMEMI_POLICY_DEFAULT,
+    SHMEMI_POLICY_INTERLEAVED,
+    SHMEMI_POLICY_BIND,
+    SHMEMI_POLICY_PREFERRED
+};
 struct shmemi_partition_cfg {
     int id;
     size_t size;

@@ -26,14 +26,15 @@ void shmemi_fatal(const char *fn, const char *fmt, ...) {
 
 void shmemi_check_init(const char *fn) {
     if (SHMEMI_UNLIKELY(shmemi_rt.init_state != 1))
-        shmemi_fatal(fn, "%s", shmemi_rt.init_state == 0 ? "called before shmem_init; call shmem_init first"
-                                                         : "called after shmem_finalize");
+        shmemi_fatal(fn, "%s",
+                     shmemi_rt.init_state == 0 ? "called before shmem_init; call shmem_init first"
+                                               : "called after shmem_finalize");
 }
 
 void shmemi_err_pe(const char *fn, int pe) {
     shmemi_check_init(fn);
-    shmemi_fatal(fn, "target PE %d is out of range: this job has %d PEs (valid PEs are 0 to %d)", pe,
-                 shmemi_rt.n_pes, shmemi_rt.n_pes - 1);
+    shmemi_fatal(fn, "target PE %d is out of range: this job has %d PEs (valid PEs are 0 to %d)", pe, shmemi_rt.n_pes,
+                 shmemi_rt.n_pes - 1);
 }
 
 void shmemi_err_null(const char *fn, const char *arg) {

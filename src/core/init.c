@@ -52,9 +52,9 @@ static void do_init(int requested, const char *fn) {
     shmemi_rt.my_pe = info.rank;
     shmemi_rt.n_pes = info.size;
     snprintf(shmemi_rt.jobid, sizeof shmemi_rt.jobid, "%s", info.jobid);
-    shmemi_rt.thread_level = requested < SHMEM_THREAD_SINGLE    ? SHMEM_THREAD_SINGLE
-                            : requested > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
-                                                                : requested;
+    shmemi_rt.thread_level = requested < SHMEM_THREAD_SINGLE     ? SHMEM_THREAD_SINGLE
+                             : requested > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
+                                                                 : requested;
     if (shmemi_env.wait_spin >= 0) {
         shmemi_rt.wait_spin = (unsigned long)shmemi_env.wait_spin;
     } else {

@@ -16,23 +16,52 @@
 
 /* Element type codes: waits/tests compare with the right signedness, reductions (issue 3) pick the operator. */
 enum shmemi_dtype {
-    SHMEMI_DT_CHAR, SHMEMI_DT_SCHAR, SHMEMI_DT_SHORT, SHMEMI_DT_INT, SHMEMI_DT_LONG, SHMEMI_DT_LONGLONG,
-    SHMEMI_DT_UCHAR, SHMEMI_DT_USHORT, SHMEMI_DT_UINT, SHMEMI_DT_ULONG, SHMEMI_DT_ULONGLONG,
-    SHMEMI_DT_INT8, SHMEMI_DT_INT16, SHMEMI_DT_INT32, SHMEMI_DT_INT64,
-    SHMEMI_DT_UINT8, SHMEMI_DT_UINT16, SHMEMI_DT_UINT32, SHMEMI_DT_UINT64,
-    SHMEMI_DT_SIZE, SHMEMI_DT_PTRDIFF,
-    SHMEMI_DT_FLOAT, SHMEMI_DT_DOUBLE, SHMEMI_DT_LONGDOUBLE,
-    SHMEMI_DT_COMPLEXF, SHMEMI_DT_COMPLEXD,
+    SHMEMI_DT_CHAR,
+    SHMEMI_DT_SCHAR,
+    SHMEMI_DT_SHORT,
+    SHMEMI_DT_INT,
+    SHMEMI_DT_LONG,
+    SHMEMI_DT_LONGLONG,
+    SHMEMI_DT_UCHAR,
+    SHMEMI_DT_USHORT,
+    SHMEMI_DT_UINT,
+    SHMEMI_DT_ULONG,
+    SHMEMI_DT_ULONGLONG,
+    SHMEMI_DT_INT8,
+    SHMEMI_DT_INT16,
+    SHMEMI_DT_INT32,
+    SHMEMI_DT_INT64,
+    SHMEMI_DT_UINT8,
+    SHMEMI_DT_UINT16,
+    SHMEMI_DT_UINT32,
+    SHMEMI_DT_UINT64,
+    SHMEMI_DT_SIZE,
+    SHMEMI_DT_PTRDIFF,
+    SHMEMI_DT_FLOAT,
+    SHMEMI_DT_DOUBLE,
+    SHMEMI_DT_LONGDOUBLE,
+    SHMEMI_DT_COMPLEXF,
+    SHMEMI_DT_COMPLEXD,
     SHMEMI_DT_COUNT
 };
 
 /* Atomic operations: all are size-generic (4 or 8 bytes) because two's-complement add and bitwise ops do not
  * depend on signedness, and float fetch/set/swap/cswap move bits. */
 enum shmemi_amo_op {
-    SHMEMI_AMO_FETCH, SHMEMI_AMO_SET, SHMEMI_AMO_SWAP, SHMEMI_AMO_CSWAP,
-    SHMEMI_AMO_FETCH_INC, SHMEMI_AMO_INC, SHMEMI_AMO_FETCH_ADD, SHMEMI_AMO_ADD,
-    SHMEMI_AMO_FETCH_AND, SHMEMI_AMO_AND, SHMEMI_AMO_FETCH_OR, SHMEMI_AMO_OR,
-    SHMEMI_AMO_FETCH_XOR, SHMEMI_AMO_XOR
+    SHMEMI_AMO_FETCH,
+    SHMEMI_AMO_SET,
+    SHMEMI_AMO_SWAP,
+    SHMEMI_AMO_CSWAP,
+    SHMEMI_AMO_FETCH_INC,
+    SHMEMI_AMO_INC,
+    SHMEMI_AMO_FETCH_ADD,
+    SHMEMI_AMO_ADD,
+    SHMEMI_AMO_FETCH_AND,
+    SHMEMI_AMO_AND,
+    SHMEMI_AMO_FETCH_OR,
+    SHMEMI_AMO_OR,
+    SHMEMI_AMO_FETCH_XOR,
+    SHMEMI_AMO_XOR
 };
 
 /* Modes of the multi-variable waits/tests. */
@@ -41,10 +70,8 @@ enum shmemi_wait_mode { SHMEMI_WAIT_ALL, SHMEMI_WAIT_ANY, SHMEMI_WAIT_SOME };
 /* ---- RMA (nbytes = nelems * element size; fn = public routine name for error messages) ---- */
 SHMEMI_HIDDEN void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *fn);
 SHMEMI_HIDDEN void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *fn);
-SHMEMI_HIDDEN void shmemi_put_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe,
-                                  const char *fn);
-SHMEMI_HIDDEN void shmemi_get_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe,
-                                  const char *fn);
+SHMEMI_HIDDEN void shmemi_put_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *fn);
+SHMEMI_HIDDEN void shmemi_get_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *fn);
 /* single element: value points at `size` bytes */
 SHMEMI_HIDDEN void shmemi_p(shmem_ctx_t ctx, void *dest, const void *value, size_t size, int pe, const char *fn);
 SHMEMI_HIDDEN void shmemi_g(shmem_ctx_t ctx, void *out, const void *src, size_t size, int pe, const char *fn);
@@ -80,8 +107,7 @@ SHMEMI_HIDDEN int shmemi_test(void *ivar, int cmp, const void *value, int dtype,
  * status may be NULL; indices used by SOME. Returns: ALL -> 1 if satisfied (test) ; ANY -> index or SIZE_MAX;
  * SOME -> number of indices written. */
 SHMEMI_HIDDEN size_t shmemi_wait_set(int mode, int block, void *ivars, size_t nelems, const int *status,
-                                     size_t *indices, int cmp, const void *values, int vec, int dtype,
-                                     const char *fn);
+                                     size_t *indices, int cmp, const void *values, int vec, int dtype, const char *fn);
 
 /* bit conversion helpers for float/double operands of atomics */
 static inline uint64_t shmemi_bits_f(float f) {

@@ -45,7 +45,7 @@ struct shmemi_state {
     int n_pes;
     int init_state; /* 0 never, 1 running, 2 finalized */
     int thread_level;
-    int nsegs;      /* user-visible segments come first: segs[0 .. nsegs) */
+    int nsegs; /* user-visible segments come first: segs[0 .. nsegs) */
     struct shmemi_seg segs[SHMEMI_MAX_SEGS];
     struct shmemi_seg internal; /* control blocks, not addressable by users */
     struct shmemi_ctl **ctl;    /* [n_pes] mapped control blocks (NULL if not on this node) */
@@ -58,8 +58,7 @@ struct shmemi_state {
 SHMEMI_HIDDEN extern struct shmemi_state shmemi_rt;
 
 /* ---- errors: one line naming the routine, the PE and the fix, then a job-wide abort ---- */
-SHMEMI_HIDDEN __attribute__((noreturn, format(printf, 2, 3))) void shmemi_fatal(const char *fn, const char *fmt,
-                                                                                  ...);
+SHMEMI_HIDDEN __attribute__((noreturn, format(printf, 2, 3))) void shmemi_fatal(const char *fn, const char *fmt, ...);
 SHMEMI_HIDDEN __attribute__((noreturn)) void shmemi_err_pe(const char *fn, int pe);
 SHMEMI_HIDDEN __attribute__((noreturn)) void shmemi_err_sym(const char *fn, const void *addr, size_t len, int pe);
 SHMEMI_HIDDEN __attribute__((noreturn)) void shmemi_err_null(const char *fn, const char *arg);
@@ -125,23 +124,23 @@ struct shmemi_waiter {
     uint32_t seq;
     unsigned sleeps;
 };
-SHMEMI_HIDDEN void shmemi_waiter_pause(struct shmemi_waiter *w);  /* spin/yield phases; sets up sleeping */
-SHMEMI_HIDDEN void shmemi_waiter_sleep(struct shmemi_waiter *w);  /* futex wait on bell (after re-check) */
+SHMEMI_HIDDEN void shmemi_waiter_pause(struct shmemi_waiter *w); /* spin/yield phases; sets up sleeping */
+SHMEMI_HIDDEN void shmemi_waiter_sleep(struct shmemi_waiter *w); /* futex wait on bell (after re-check) */
 SHMEMI_HIDDEN void shmemi_waiter_done(struct shmemi_waiter *w);
 
-#define SHMEMI_WAIT_FOR(cond)                                                                                     \
-    do {                                                                                                          \
-        if (!(cond)) {                                                                                            \
-            struct shmemi_waiter w_ = {0, 0, 0, 0};                                                                  \
-            for (;;) {                                                                                            \
-                shmemi_waiter_pause(&w_);                                                                         \
-                if (cond)                                                                                         \
-                    break;                                                                                        \
-                if (w_.sleeping)                                                                                  \
-                    shmemi_waiter_sleep(&w_);                                                                     \
-            }                                                                                                     \
-            shmemi_waiter_done(&w_);                                                                              \
-        }                                                                                                         \
+#define SHMEMI_WAIT_FOR(cond)                                                                                          \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            struct shmemi_waiter w_ = {0, 0, 0, 0};                                                                    \
+            for (;;) {                                                                                                 \
+                shmemi_waiter_pause(&w_);                                                                              \
+                if (cond)                                                                                              \
+                    break;                                                                                             \
+                if (w_.sleeping)                                                                                       \
+                    shmemi_waiter_sleep(&w_);                                                                          \
+            }                                                                                                          \
+            shmemi_waiter_done(&w_);                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 /* ---- pieces of the runtime used across files ---- */

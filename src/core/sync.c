@@ -40,8 +40,7 @@ static long *lock_word(long *lock, const char *fn) {
 static int try_acquire(long *w) {
     long expected = 0;
     return __atomic_load_n(w, __ATOMIC_RELAXED) == 0 &&
-           __atomic_compare_exchange_n(w, &expected, (long)shmemi_rt.my_pe + 1, 0, __ATOMIC_ACQUIRE,
-                                       __ATOMIC_RELAXED);
+           __atomic_compare_exchange_n(w, &expected, (long)shmemi_rt.my_pe + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
 void shmem_set_lock(long *lock) {

@@ -103,8 +103,7 @@ static inline uint64_t load_elem(const void *p, struct dt_info t, int atomic) {
         uint32_t v = atomic ? __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE) : *(const uint32_t *)p;
         return t.is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
     }
-    default:
-        return atomic ? __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE) : *(const uint64_t *)p;
+    default: return atomic ? __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE) : *(const uint64_t *)p;
     }
 }
 
@@ -141,8 +140,10 @@ static struct dt_info check_args(const void *ivar, size_t n, int cmp, int dtype,
         if (!ivar)
             shmemi_err_null(fn, "ivars");
         if (!s || n * t.size > s->size - off)
-            shmemi_fatal(fn, "the variable at %p is not symmetric; wait on memory from shmem_malloc or a "
-                             "global/static variable", ivar);
+            shmemi_fatal(fn,
+                         "the variable at %p is not symmetric; wait on memory from shmem_malloc or a "
+                         "global/static variable",
+                         ivar);
     }
     return t;
 }
@@ -188,8 +189,8 @@ static size_t scan(int mode, const char *ivars, size_t n, const int *status, siz
     return mode == SHMEMI_WAIT_ALL ? 1 : found;
 }
 
-size_t shmemi_wait_set(int mode, int block, void *ivars, size_t nelems, const int *status, size_t *indices,
-                       int cmp, const void *values, int vec, int dtype, const char *fn) {
+size_t shmemi_wait_set(int mode, int block, void *ivars, size_t nelems, const int *status, size_t *indices, int cmp,
+                       const void *values, int vec, int dtype, const char *fn) {
     struct dt_info t = check_args(ivars, nelems, cmp, dtype, fn);
     if (nelems && !values)
         shmemi_err_null(fn, vec ? "cmp_values" : "cmp_value");

@@ -51,19 +51,14 @@ struct shmemi_buddy {
     size_t usable, bytes_free;
 };
 
-static inline size_t order_bytes(const struct shmemi_buddy *b, unsigned k)
-{
-    return (size_t)1 << (b->min_shift + k);
-}
+static inline size_t order_bytes(const struct shmemi_buddy *b, unsigned k) { return (size_t)1 << (b->min_shift + k); }
 
-static inline size_t tab_home(const struct shmemi_buddy *b, size_t off)
-{
+static inline size_t tab_home(const struct shmemi_buddy *b, size_t off) {
     /* Fibonacci hashing: offsets are multiples of min_block and often of much more, so mix the high bits in. */
     return (size_t)(((uint64_t)(off >> b->min_shift) * 0x9E3779B97F4A7C15ull) >> b->tab_shift);
 }
 
-static inline size_t tab_find(const struct shmemi_buddy *b, size_t off)
-{
+static inline size_t tab_find(const struct shmemi_buddy *b, size_t off) {
     for (size_t i = tab_home(b, off);; i = (i + 1) & b->tab_mask) {
         if (b->tab[i].rec == NIL)
             return SIZE_MAX;
@@ -72,8 +67,7 @@ static inline size_t tab_find(const struct shmemi_buddy *b, size_t off)
     }
 }
 
-static inline void tab_put(struct shmemi_buddy *b, size_t off, uint32_t rec)
-{
+static inline void tab_put(struct shmemi_buddy *b, size_t off, uint32_t rec) {
     size_t i = tab_home(b, off);
     while (b->tab[i].rec != NIL)
         i = (i + 1) & b->tab_mask;
@@ -82,8 +76,7 @@ static inline void tab_put(struct shmemi_buddy *b, size_t off, uint32_t rec)
     b->tab_count++;
 }
 
-static inline void tab_del(struct shmemi_buddy *b, size_t i)
-{
+static inline void tab_del(struct shmemi_buddy *b, size_t i) {
     size_t j = i;
     for (;;) {
         j = (j + 1) & b->tab_mask;
@@ -100,8 +93,7 @@ static inline void tab_del(struct shmemi_buddy *b, size_t i)
     b->tab_count--;
 }
 
-static int tab_resize(struct shmemi_buddy *b, unsigned bits)
-{
+static int tab_resize(struct shmemi_buddy *b, unsigned bits) {
     size_t n = (size_t)1 << bits;
     struct slot *t = malloc(n * sizeof(*t));
     if (!t)
@@ -123,8 +115,7 @@ static int tab_resize(struct shmemi_buddy *b, unsigned bits)
 
 /* Grows both tables before an operation that adds up to n blocks, so that the operation itself cannot fail
  * half-way and leave the lists and the table disagreeing. */
-static int reserve(struct shmemi_buddy *b, uint32_t n)
-{
+static int reserve(struct shmemi_buddy *b, uint32_t n) {
     if ((uint64_t)b->rec_cap - b->rec_used < n) {
         uint64_t want = (uint64_t)b->rec_cap * 2;
         if (want < (uint64_t)b->rec_used + n)
@@ -147,8 +138,7 @@ static int reserve(struct shmemi_buddy *b, uint32_t n)
     return 0;
 }
 
-static inline uint32_t rec_new(struct shmemi_buddy *b)
-{
+static inline uint32_t rec_new(struct shmemi_buddy *b) {
     uint32_t r = b->rec_unused;
     if (r != NIL)
         b->rec_unused = b->recs[r].next;
@@ -158,15 +148,13 @@ static inline uint32_t rec_new(struct shmemi_buddy *b)
     return r;
 }
 
-static inline void rec_release(struct shmemi_buddy *b, uint32_t r)
-{
+static inline void rec_release(struct shmemi_buddy *b, uint32_t r) {
     b->recs[r].next = b->rec_unused;
     b->rec_unused = r;
     b->rec_used--;
 }
 
-static inline void list_push(struct shmemi_buddy *b, uint32_t r, unsigned k)
-{
+static inline void list_push(struct shmemi_buddy *b, uint32_t r, unsigned k) {
     struct blk *x = &b->recs[r];
     x->order = (uint8_t)k;
     x->state = BLK_FREE;
@@ -178,8 +166,7 @@ static inline void list_push(struct shmemi_buddy *b, uint32_t r, unsigned k)
     b->nonempty |= (uint64_t)1 << k;
 }
 
-static inline void list_remove(struct shmemi_buddy *b, uint32_t r)
-{
+static inline void list_remove(struct shmemi_buddy *b, uint32_t r) {
     struct blk *x = &b->recs[r];
     unsigned k = x->order;
     if (x->prev != NIL)
@@ -194,8 +181,7 @@ static inline void list_remove(struct shmemi_buddy *b, uint32_t r)
 }
 
 /* Smallest k with order_bytes(k) >= bytes; bytes <= the largest block. */
-static inline unsigned order_for(const struct shmemi_buddy *b, size_t bytes)
-{
+static inline unsigned order_for(const struct shmemi_buddy *b, size_t bytes) {
     if (bytes <= ((size_t)1 << b->min_shift))
         return 0;
     return (unsigned)(64 - __builtin_clzll((unsigned long long)(bytes - 1))) - b->min_shift;
@@ -205,8 +191,7 @@ static inline unsigned order_for(const struct shmemi_buddy *b, size_t bytes)
  * buddy for as long as the buddy is free: every listed free block is then maximal, which is what makes a failed
  * allocation (after the cache is flushed) mean "no free aligned region that large exists" rather than "the free
  * space is in too many pieces". s: r's table slot, or SIZE_MAX if unknown. */
-static void coalesce(struct shmemi_buddy *b, uint32_t r, size_t s)
-{
+static void coalesce(struct shmemi_buddy *b, uint32_t r, size_t s) {
     size_t off = b->recs[r].off;
     unsigned k = b->recs[r].order;
     while (k < b->max_order) {
@@ -236,8 +221,7 @@ static void coalesce(struct shmemi_buddy *b, uint32_t r, size_t s)
     list_push(b, r, k);
 }
 
-static void cache_flush(struct shmemi_buddy *b)
-{
+static void cache_flush(struct shmemi_buddy *b) {
     for (unsigned k = 0; k < MAX_ORDERS; k++) {
         struct blk_cache *c = &b->cache[k];
         for (unsigned i = 0; i < c->n; i++)
@@ -247,8 +231,7 @@ static void cache_flush(struct shmemi_buddy *b)
     b->ncached = 0;
 }
 
-int shmemi_buddy_create(struct shmemi_buddy **out, size_t pool_size, size_t min_block)
-{
+int shmemi_buddy_create(struct shmemi_buddy **out, size_t pool_size, size_t min_block) {
     if (!out || min_block == 0 || (min_block & (min_block - 1)) || pool_size < min_block)
         return -EINVAL;
     struct shmemi_buddy *b = calloc(1, sizeof(*b));
@@ -286,8 +269,7 @@ int shmemi_buddy_create(struct shmemi_buddy **out, size_t pool_size, size_t min_
     return 0;
 }
 
-int shmemi_buddy_alloc(struct shmemi_buddy *b, size_t size, size_t align, size_t *off_out)
-{
+int shmemi_buddy_alloc(struct shmemi_buddy *b, size_t size, size_t align, size_t *off_out) {
     if (size == 0 || (align & (align - 1)))
         return -EINVAL;
     size_t largest = order_bytes(b, b->max_order);
@@ -342,8 +324,7 @@ int shmemi_buddy_alloc(struct shmemi_buddy *b, size_t size, size_t align, size_t
     return 0;
 }
 
-int shmemi_buddy_free(struct shmemi_buddy *b, size_t off)
-{
+int shmemi_buddy_free(struct shmemi_buddy *b, size_t off) {
     size_t s = tab_find(b, off);
     if (s == SIZE_MAX)
         return -EINVAL;
@@ -367,8 +348,7 @@ int shmemi_buddy_free(struct shmemi_buddy *b, size_t off)
     return 0;
 }
 
-size_t shmemi_buddy_block_size(const struct shmemi_buddy *b, size_t off)
-{
+size_t shmemi_buddy_block_size(const struct shmemi_buddy *b, size_t off) {
     size_t s = tab_find(b, off);
     if (s == SIZE_MAX)
         return 0;
@@ -376,13 +356,9 @@ size_t shmemi_buddy_block_size(const struct shmemi_buddy *b, size_t off)
     return x->state == BLK_LIVE ? order_bytes(b, x->order) : 0;
 }
 
-size_t shmemi_buddy_bytes_free(const struct shmemi_buddy *b)
-{
-    return b->bytes_free;
-}
+size_t shmemi_buddy_bytes_free(const struct shmemi_buddy *b) { return b->bytes_free; }
 
-void shmemi_buddy_destroy(struct shmemi_buddy *b)
-{
+void shmemi_buddy_destroy(struct shmemi_buddy *b) {
     if (!b)
         return;
     free(b->tab);

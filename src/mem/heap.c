@@ -115,8 +115,7 @@ void *shmem_partition_malloc(size_t size, int id) {
     for (int i = 0; i < shmemi_rt.nsegs; i++)
         if (shmemi_rt.segs[i].role == SHMEMI_SEG_PARTITION && shmemi_rt.segs[i].part_id == id)
             return shmemi_seg_alloc(&shmemi_rt.segs[i], size, 0, fn);
-    shmemi_fatal(fn, "partition %d is not defined; set SHMEM_SYMMETRIC_PARTITION%d=SIZE=<bytes> for every PE", id,
-                 id);
+    shmemi_fatal(fn, "partition %d is not defined; set SHMEM_SYMMETRIC_PARTITION%d=SIZE=<bytes> for every PE", id, id);
 }
 
 void shmem_partition_free(void *ptr) { shmemi_seg_free(ptr, "shmem_partition_free"); }

@@ -43,8 +43,8 @@ static int create_object(const char *name, size_t len, char *err, size_t errlen)
         int e = errno;
         close(fd);
         shm_unlink(name);
-        return errf(err, errlen, "cannot size shared memory %s to %zu bytes: %s (is /dev/shm large enough?)", name,
-                    len, strerror(e));
+        return errf(err, errlen, "cannot size shared memory %s to %zu bytes: %s (is /dev/shm large enough?)", name, len,
+                    strerror(e));
     }
     return fd;
 }
@@ -143,8 +143,7 @@ static int create_anon(struct shmemi_seg *s, const char *tag, size_t size, char 
     close(fd);
     if (m == MAP_FAILED) {
         shm_unlink(name);
-        return errf(err, errlen, "cannot map %zu bytes of shared memory for the %s: %s", len, s->name,
-                    strerror(errno));
+        return errf(err, errlen, "cannot map %zu bytes of shared memory for the %s: %s", len, s->name, strerror(errno));
     }
     s->base = m;
     s->size = size;

@@ -16,55 +16,54 @@
 #if FTEST_HAVE_DEPRECATED_AMO
 static int me, npes, right, left;
 
-#define DEFINE_DEP(NAME, T)                                                                                        \
-    static T sb_##NAME[MAXPE + 2];                                                                                 \
-    static void dep_##NAME(T *t, const char *where)                                                                \
-    {                                                                                                              \
-        T *mine = &t[me], old;                                                                                     \
-        for (int i = 0; i < MAXPE + 2; i++) t[i] = 0;                                                              \
-        shmem_barrier_all();                                                                                       \
-        shmem_##NAME##_set(mine, (T)(20 + me), right);                                                             \
-        old = shmem_##NAME##_fetch(mine, right);                                                                   \
-        CHECK(old == (T)(20 + me), "shmem_%s_set/fetch (%s): %lld", #NAME, where, (long long)old);                 \
-        old = shmem_##NAME##_swap(mine, (T)-3, right);                                                             \
-        CHECK(old == (T)(20 + me), "shmem_%s_swap (%s) returned %lld", #NAME, where, (long long)old);              \
-        if (!(SKIP_CSWAP32 && sizeof(T) == 4)) {                                                                   \
-            old = shmem_##NAME##_cswap(mine, (T)5, (T)9, right);                                                   \
-            CHECK(old == (T)-3, "failing shmem_%s_cswap (%s) returned %lld", #NAME, where, (long long)old);        \
-            old = shmem_##NAME##_cswap(mine, (T)-3, (T)-1, right);                                                 \
-            CHECK(old == (T)-3, "shmem_%s_cswap (%s) returned %lld", #NAME, where, (long long)old);                \
-        } else {                                                                                                   \
-            shmem_##NAME##_set(mine, (T)-1, right);                                                                \
-        }                                                                                                          \
-        old = shmem_##NAME##_finc(mine, right);                                                                    \
-        CHECK(old == (T)-1, "shmem_%s_finc (%s) returned %lld", #NAME, where, (long long)old);                     \
-        shmem_##NAME##_inc(mine, right);                                                                           \
-        old = shmem_##NAME##_fadd(mine, (T)10, right);                                                             \
-        CHECK(old == (T)1, "shmem_%s_fadd (%s) returned %lld", #NAME, where, (long long)old);                      \
-        shmem_##NAME##_add(mine, (T)-4, right);                                                                    \
-        shmem_quiet();                                                                                             \
-        shmem_barrier_all();                                                                                       \
-        CHECK(t[left] == (T)7, "shmem_%s_* chain (%s): %lld want 7", #NAME, where, (long long)t[left]);            \
-        /* contention with the deprecated names */                                                                 \
-        for (int i = 0; i < 100; i++) {                                                                            \
-            shmem_##NAME##_finc(&t[MAXPE], 0);                                                                     \
-            shmem_##NAME##_add(&t[MAXPE + 1], (T)2, 0);                                                            \
-        }                                                                                                          \
-        shmem_quiet();                                                                                             \
-        shmem_barrier_all();                                                                                       \
-        if (me == 0)                                                                                               \
-            CHECK(t[MAXPE] == (T)(100 * npes) && t[MAXPE + 1] == (T)(200 * npes),                                  \
-                  "shmem_%s_finc/add contention (%s): %lld %lld", #NAME, where, (long long)t[MAXPE],               \
-                  (long long)t[MAXPE + 1]);                                                                        \
-        shmem_barrier_all();                                                                                       \
-    }                                                                                                              \
-    static void run_##NAME(void)                                                                                   \
-    {                                                                                                              \
-        T *h = shmem_malloc((MAXPE + 2) * sizeof(T));                                                              \
-        REQUIRE(h, "shmem_malloc");                                                                                \
-        dep_##NAME(h, "heap");                                                                                     \
-        dep_##NAME(sb_##NAME, "bss");                                                                              \
-        shmem_free(h);                                                                                             \
+#define DEFINE_DEP(NAME, T)                                                                                            \
+    static T sb_##NAME[MAXPE + 2];                                                                                     \
+    static void dep_##NAME(T *t, const char *where) {                                                                  \
+        T *mine = &t[me], old;                                                                                         \
+        for (int i = 0; i < MAXPE + 2; i++)                                                                            \
+            t[i] = 0;                                                                                                  \
+        shmem_barrier_all();                                                                                           \
+        shmem_##NAME##_set(mine, (T)(20 + me), right);                                                                 \
+        old = shmem_##NAME##_fetch(mine, right);                                                                       \
+        CHECK(old == (T)(20 + me), "shmem_%s_set/fetch (%s): %lld", #NAME, where, (long long)old);                     \
+        old = shmem_##NAME##_swap(mine, (T)-3, right);                                                                 \
+        CHECK(old == (T)(20 + me), "shmem_%s_swap (%s) returned %lld", #NAME, where, (long long)old);                  \
+        if (!(SKIP_CSWAP32 && sizeof(T) == 4)) {                                                                       \
+            old = shmem_##NAME##_cswap(mine, (T)5, (T)9, right);                                                       \
+            CHECK(old == (T)-3, "failing shmem_%s_cswap (%s) returned %lld", #NAME, where, (long long)old);            \
+            old = shmem_##NAME##_cswap(mine, (T)-3, (T)-1, right);                                                     \
+            CHECK(old == (T)-3, "shmem_%s_cswap (%s) returned %lld", #NAME, where, (long long)old);                    \
+        } else {                                                                                                       \
+            shmem_##NAME##_set(mine, (T)-1, right);                                                                    \
+        }                                                                                                              \
+        old = shmem_##NAME##_finc(mine, right);                                                                        \
+        CHECK(old == (T)-1, "shmem_%s_finc (%s) returned %lld", #NAME, where, (long long)old);                         \
+        shmem_##NAME##_inc(mine, right);                                                                               \
+        old = shmem_##NAME##_fadd(mine, (T)10, right);                                                                 \
+        CHECK(old == (T)1, "shmem_%s_fadd (%s) returned %lld", #NAME, where, (long long)old);                          \
+        shmem_##NAME##_add(mine, (T)-4, right);                                                                        \
+        shmem_quiet();                                                                                                 \
+        shmem_barrier_all();                                                                                           \
+        CHECK(t[left] == (T)7, "shmem_%s_* chain (%s): %lld want 7", #NAME, where, (long long)t[left]);                \
+        /* contention with the deprecated names */                                                                     \
+        for (int i = 0; i < 100; i++) {                                                                                \
+            shmem_##NAME##_finc(&t[MAXPE], 0);                                                                         \
+            shmem_##NAME##_add(&t[MAXPE + 1], (T)2, 0);                                                                \
+        }                                                                                                              \
+        shmem_quiet();                                                                                                 \
+        shmem_barrier_all();                                                                                           \
+        if (me == 0)                                                                                                   \
+            CHECK(t[MAXPE] == (T)(100 * npes) && t[MAXPE + 1] == (T)(200 * npes),                                      \
+                  "shmem_%s_finc/add contention (%s): %lld %lld", #NAME, where, (long long)t[MAXPE],                   \
+                  (long long)t[MAXPE + 1]);                                                                            \
+        shmem_barrier_all();                                                                                           \
+    }                                                                                                                  \
+    static void run_##NAME(void) {                                                                                     \
+        T *h = shmem_malloc((MAXPE + 2) * sizeof(T));                                                                  \
+        REQUIRE(h, "shmem_malloc");                                                                                    \
+        dep_##NAME(h, "heap");                                                                                         \
+        dep_##NAME(sb_##NAME, "bss");                                                                                  \
+        shmem_free(h);                                                                                                 \
     }
 DEFINE_DEP(int, int)
 DEFINE_DEP(long, long)
@@ -73,8 +72,7 @@ DEFINE_DEP(longlong, long long)
 static float fs[MAXPE];
 double ds[MAXPE] = {1.0};
 
-static void dep_fp(void)
-{
+static void dep_fp(void) {
     shmem_barrier_all();
     shmem_float_set(&fs[me], 0.25f * me, right);
     shmem_double_set(&ds[me], -0.5 * me, right);
@@ -87,8 +85,7 @@ static void dep_fp(void)
 }
 #endif
 
-int main(void)
-{
+int main(void) {
     shmem_init();
 #if !FTEST_HAVE_DEPRECATED_AMO
     return ftest_skip("the deprecated AMO names are not declared by <shmem.h>");

@@ -13,10 +13,10 @@ static long lhot[4];
 static uint64_t uhot_bss[4];
 uint64_t uhot_data[4] = {1};
 
-static void test_long(long *t, const char *where)
-{
+static void test_long(long *t, const char *where) {
     long f[8];
-    for (int i = 0; i < 8; i++) f[i] = -99;
+    for (int i = 0; i < 8; i++)
+        f[i] = -99;
     *t = 0;
     shmem_barrier_all();
     shmem_long_atomic_set(t, 10 + me, right);
@@ -44,13 +44,17 @@ static void test_long(long *t, const char *where)
     shmem_barrier_all();
 
     /* many in flight to one word on PE 0: the fetched values are exactly 0..npes*K-1 */
-    if (me == 0) *t = 0;
+    if (me == 0)
+        *t = 0;
     static long got[K];
     static long census[MAXPE * K];
-    for (int i = 0; i < npes * K; i++) census[i] = 0;
+    for (int i = 0; i < npes * K; i++)
+        census[i] = 0;
     shmem_barrier_all();
-    for (int i = 0; i < K; i++) got[i] = -1;
-    for (int i = 0; i < K; i++) shmem_long_atomic_fetch_add_nbi(&got[i], t, 1, 0);
+    for (int i = 0; i < K; i++)
+        got[i] = -1;
+    for (int i = 0; i < K; i++)
+        shmem_long_atomic_fetch_add_nbi(&got[i], t, 1, 0);
     shmem_quiet();
     for (int i = 0; i < K; i++) {
         if (got[i] < 0 || got[i] >= npes * K) {
@@ -72,8 +76,7 @@ static void test_long(long *t, const char *where)
     shmem_barrier_all();
 }
 
-static void test_u64(uint64_t *t, const char *where)
-{
+static void test_u64(uint64_t *t, const char *where) {
     uint64_t f[4] = {0, 0, 0, 0};
     uint64_t hi = (uint64_t)1 << 63;
     shmem_barrier_all();
@@ -86,15 +89,14 @@ static void test_u64(uint64_t *t, const char *where)
     shmem_ctx_uint64_atomic_fetch_xor_nbi(SHMEM_CTX_DEFAULT, &f[2], t, hi | 0x0FFFu, right);
     shmem_quiet();
     CHECK(f[0] == (hi | 0xF0F0u) && f[1] == (hi | 0xF000u) && f[2] == (hi | 0xF00Fu),
-          "uint64 fetch_and/or/xor_nbi (%s): %llx %llx %llx", where, (unsigned long long)f[0],
-          (unsigned long long)f[1], (unsigned long long)f[2]);
+          "uint64 fetch_and/or/xor_nbi (%s): %llx %llx %llx", where, (unsigned long long)f[0], (unsigned long long)f[1],
+          (unsigned long long)f[2]);
     CHECK(shmem_uint64_atomic_fetch(t, right) == 0xFFF0u, "uint64 after bitwise nbi (%s): %llx", where,
           (unsigned long long)shmem_uint64_atomic_fetch(t, right));
     shmem_barrier_all();
 }
 
-static void test_others(int *ti, float *tf, double *td)
-{
+static void test_others(int *ti, float *tf, double *td) {
     int fi = 0;
     float ff = 0;
     double fd = 0;
@@ -117,8 +119,7 @@ static void test_others(int *ti, float *tf, double *td)
 }
 #endif
 
-int main(void)
-{
+int main(void) {
     shmem_init();
 #if !FTEST_HAVE_15
     return ftest_skip("non-blocking AMOs are OpenSHMEM 1.5");

@@ -8,8 +8,7 @@
 static long slots_bss[MAXPE];
 long slots_data[MAXPE] = {1, 1};
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
     REQUIRE(npes <= MAXPE, "too many PEs");
@@ -25,16 +24,19 @@ int main(void)
         case 2: shmem_long_atomic_set(&slots_data[me], r, right); break;
         default: shmem_long_atomic_add(&ctr, 1, 0); break;
         }
-        if (r % 2) shmem_barrier_all();
-        else shmem_sync_all(), shmem_quiet(), shmem_sync_all(); /* sync_all alone does not complete puts */
+        if (r % 2)
+            shmem_barrier_all();
+        else
+            shmem_sync_all(), shmem_quiet(), shmem_sync_all(); /* sync_all alone does not complete puts */
         int from = (me - r % npes + npes) % npes;
         switch (r % 4) {
         case 0: CHECK(heap[from] == r, "round %d: heap[%d]=%ld after barrier", r, from, heap[from]); break;
         case 1: CHECK(slots_bss[from] == r, "round %d: bss[%d]=%ld after barrier", r, from, slots_bss[from]); break;
         case 2: CHECK(slots_data[from] == r, "round %d: data[%d]=%ld after barrier", r, from, slots_data[from]); break;
         default:
-            if (me == 0) CHECK(ctr == (long)npes * (r / 4 + 1), "round %d: counter %ld want %ld", r, ctr,
-                               (long)npes * (r / 4 + 1));
+            if (me == 0)
+                CHECK(ctr == (long)npes * (r / 4 + 1), "round %d: counter %ld want %ld", r, ctr,
+                      (long)npes * (r / 4 + 1));
             break;
         }
         /* nobody writes the same slot again until everyone has checked it: the writes of round r+1 go elsewhere

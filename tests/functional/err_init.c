@@ -3,8 +3,7 @@
 #include <shmem.h>
 #include <stdio.h>
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     printf("err_init: PE %d: shmem_init accepted the malformed setting\n", shmem_my_pe());
     shmem_finalize();

@@ -8,8 +8,7 @@
 static int sym_int[16];
 static long sym_long[16];
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const char *what = argc > 1 ? argv[1] : "";
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
@@ -18,13 +17,20 @@ int main(int argc, char **argv)
     long *priv = malloc(16 * sizeof(long));
     shmem_barrier_all();
     if (me == 0) {
-        if (!strcmp(what, "put_pe")) shmem_int_put(sym_int, src, 4, npes + 3);
-        else if (!strcmp(what, "put_negpe")) shmem_int_put(sym_int, src, 4, -1);
-        else if (!strcmp(what, "put_nonsym")) shmem_int_put(stack_dest, src, 4, 1 % npes);
-        else if (!strcmp(what, "put_null")) shmem_int_put(sym_int, NULL, 4, 1 % npes);
-        else if (!strcmp(what, "get_pe")) shmem_long_get(priv, sym_long, 4, npes);
-        else if (!strcmp(what, "p_nonsym")) shmem_long_p(priv, 1, 1 % npes);
-        else if (!strcmp(what, "amo_pe")) (void)shmem_int_atomic_fetch_add(sym_int, 1, npes + 1);
+        if (!strcmp(what, "put_pe"))
+            shmem_int_put(sym_int, src, 4, npes + 3);
+        else if (!strcmp(what, "put_negpe"))
+            shmem_int_put(sym_int, src, 4, -1);
+        else if (!strcmp(what, "put_nonsym"))
+            shmem_int_put(stack_dest, src, 4, 1 % npes);
+        else if (!strcmp(what, "put_null"))
+            shmem_int_put(sym_int, NULL, 4, 1 % npes);
+        else if (!strcmp(what, "get_pe"))
+            shmem_long_get(priv, sym_long, 4, npes);
+        else if (!strcmp(what, "p_nonsym"))
+            shmem_long_p(priv, 1, 1 % npes);
+        else if (!strcmp(what, "amo_pe"))
+            (void)shmem_int_atomic_fetch_add(sym_int, 1, npes + 1);
         else {
             fprintf(stderr, "unknown case '%s'\n", what);
             return 2;

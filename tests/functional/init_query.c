@@ -6,15 +6,14 @@
 
 #define MAXPE 64
 static int seen_data[MAXPE] = {-1, -1, -1}; /* .data */
-static long seen_bss[MAXPE];                  /* .bss  */
-int global_init = 42;                         /* external linkage, .data */
+static long seen_bss[MAXPE];                /* .bss  */
+int global_init = 42;                       /* external linkage, .data */
 
 #ifndef FTEST_HAVE_TEAMS
 #define FTEST_HAVE_TEAMS FTEST_HAVE_15
 #endif
 
-static int on_my_node(int pe)
-{
+static int on_my_node(int pe) {
 #if FTEST_HAVE_TEAMS
     return shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, SHMEM_TEAM_SHARED) >= 0;
 #else
@@ -23,8 +22,7 @@ static int on_my_node(int pe)
 #endif
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int plain = argc > 1 && strcmp(argv[1], "plain") == 0;
     int provided = -1;
     if (plain) {
@@ -60,7 +58,8 @@ int main(int argc, char **argv)
     CHECK(_num_pes() == npes, "_num_pes()=%d, shmem_n_pes()=%d", _num_pes(), npes);
 
     /* PE numbers are distinct and dense: everyone writes its number into slot me on every PE */
-    for (int i = npes; i < MAXPE; i++) seen_data[i] = -7;
+    for (int i = npes; i < MAXPE; i++)
+        seen_data[i] = -7;
     shmem_barrier_all();
     for (int pe = 0; pe < npes; pe++) {
         shmem_int_p(&seen_data[me], me, pe);
@@ -73,7 +72,8 @@ int main(int argc, char **argv)
     }
 
     /* accessibility */
-    for (int pe = 0; pe < npes; pe++) CHECK(shmem_pe_accessible(pe) == 1, "shmem_pe_accessible(%d)=0", pe);
+    for (int pe = 0; pe < npes; pe++)
+        CHECK(shmem_pe_accessible(pe) == 1, "shmem_pe_accessible(%d)=0", pe);
     CHECK(shmem_pe_accessible(-1) == 0, "shmem_pe_accessible(-1) != 0");
     CHECK(shmem_pe_accessible(npes) == 0, "shmem_pe_accessible(npes=%d) != 0", npes);
 
@@ -95,31 +95,36 @@ int main(int argc, char **argv)
     CHECK(shmem_ptr(heap, me) == heap, "shmem_ptr(heap, me)=%p, expected %p", shmem_ptr(heap, me), (void *)heap);
     CHECK(shmem_ptr(&seen_bss[0], me) == &seen_bss[0], "shmem_ptr(.bss, me) != address");
     /* (shmem_ptr of a non-symmetric address is a misuse, not a NULL return: not tested here) */
-    for (int i = 0; i < 16; i++) heap[i] = -1;
+    for (int i = 0; i < 16; i++)
+        heap[i] = -1;
     shmem_barrier_all();
     for (int pe = 0; pe < npes; pe++) {
         long *rh = shmem_ptr(heap, pe);
         int *rd = shmem_ptr(&seen_data[0], pe);
-        if (!on_my_node(pe)) continue;
+        if (!on_my_node(pe))
+            continue;
         CHECK(rh != NULL, "shmem_ptr(heap, on-node PE %d) = NULL", pe);
         /* static data may legitimately be unreachable by load/store (NULL); if a pointer is given, it must work */
-        if (rd && me == 0 && pe != me) rd[MAXPE - 1] = 4242;
-        if (rh) rh[me] = 100 * me + pe;
+        if (rd && me == 0 && pe != me)
+            rd[MAXPE - 1] = 4242;
+        if (rh)
+            rh[me] = 100 * me + pe;
     }
     shmem_barrier_all();
     for (int pe = 0; pe < npes; pe++)
-        if (on_my_node(pe)) CHECK(heap[pe] == 100 * pe + me, "store through shmem_ptr by PE %d: heap[%d]=%ld want %d",
-                                  pe, pe, heap[pe], 100 * pe + me);
+        if (on_my_node(pe))
+            CHECK(heap[pe] == 100 * pe + me, "store through shmem_ptr by PE %d: heap[%d]=%ld want %d", pe, pe, heap[pe],
+                  100 * pe + me);
     if (me != 0 && on_my_node(0) && shmem_ptr(&seen_data[0], 0))
-        CHECK(seen_data[MAXPE - 1] == 4242, "store through shmem_ptr(.data) by PE 0 not seen: %d", seen_data[MAXPE - 1]);
+        CHECK(seen_data[MAXPE - 1] == 4242, "store through shmem_ptr(.data) by PE 0 not seen: %d",
+              seen_data[MAXPE - 1]);
     /* read a peer's .data through shmem_ptr, when it is reachable that way */
     int right = (me + 1) % npes;
     global_init = 42 + me;
     shmem_barrier_all();
     int *rg = shmem_ptr(&global_init, right);
     if (rg) {
-        CHECK(*rg == 42 + right, "load through shmem_ptr(&global_init, %d) = %d want %d", right, *rg,
-              42 + right);
+        CHECK(*rg == 42 + right, "load through shmem_ptr(&global_init, %d) = %d want %d", right, *rg, 42 + right);
     }
 
     /* version and name */

@@ -4,15 +4,15 @@
 
 #define ITERS 100
 
-static long lock_bss;           /* .bss lock, must start at 0 */
-long lock_data = 0;             /* .data lock */
+static long lock_bss; /* .bss lock, must start at 0 */
+long lock_data = 0;   /* .data lock */
 static long counter;
 static long holder = -1;
 
-static void counter_under_lock(long *lock, const char *where, int use_test)
-{
+static void counter_under_lock(long *lock, const char *where, int use_test) {
     int me = shmem_my_pe(), npes = shmem_n_pes();
-    if (me == 0) counter = 0;
+    if (me == 0)
+        counter = 0;
     shmem_barrier_all();
     for (int i = 0; i < ITERS; i++) {
         if (use_test) {
@@ -30,13 +30,13 @@ static void counter_under_lock(long *lock, const char *where, int use_test)
         shmem_clear_lock(lock);
     }
     shmem_barrier_all();
-    if (me == 0) CHECK(counter == (long)ITERS * npes, "%s%s: counter %ld want %ld", where,
-                       use_test ? " (test_lock)" : "", counter, (long)ITERS * npes);
+    if (me == 0)
+        CHECK(counter == (long)ITERS * npes, "%s%s: counter %ld want %ld", where, use_test ? " (test_lock)" : "",
+              counter, (long)ITERS * npes);
     shmem_barrier_all();
 }
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
     long *lock_heap = shmem_calloc(1, sizeof(long));
@@ -57,18 +57,23 @@ int main(void)
     if (me != 0) {
         int r = shmem_test_lock(&lock_bss);
         CHECK(r != 0, "test_lock on a lock held by PE 0 returned 0");
-        if (r == 0) shmem_clear_lock(&lock_bss);
+        if (r == 0)
+            shmem_clear_lock(&lock_bss);
     }
     shmem_barrier_all();
-    if (me == 0) shmem_clear_lock(&lock_bss);
+    if (me == 0)
+        shmem_clear_lock(&lock_bss);
     /* after release, exactly one PE wins a round of test_lock */
     shmem_barrier_all();
     static long winners;
     int r = shmem_test_lock(&lock_bss);
-    if (r == 0) shmem_long_atomic_inc(&winners, 0);
+    if (r == 0)
+        shmem_long_atomic_inc(&winners, 0);
     shmem_barrier_all();
-    if (me == 0) CHECK(winners == 1, "%ld PEs took a free lock with test_lock at once", winners);
-    if (r == 0) shmem_clear_lock(&lock_bss);
+    if (me == 0)
+        CHECK(winners == 1, "%ld PEs took a free lock with test_lock at once", winners);
+    if (r == 0)
+        shmem_clear_lock(&lock_bss);
     shmem_barrier_all();
     /* set_lock blocks while another PE holds it: PE 0 holds, sets a flag after a while, then releases */
     if (npes > 1) {
@@ -77,7 +82,8 @@ int main(void)
             shmem_barrier_all();
             for (volatile int spin = 0; spin < 200000; spin++) {
             }
-            for (int pe = 0; pe < npes; pe++) shmem_long_p(&flag, 1, pe);
+            for (int pe = 0; pe < npes; pe++)
+                shmem_long_p(&flag, 1, pe);
             shmem_quiet();
             shmem_clear_lock(lock_heap);
         } else {

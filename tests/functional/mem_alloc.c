@@ -6,12 +6,12 @@
 
 #define NBLK 8
 
-static void put_into_blocks(long **blk, const size_t *nel, int me, int npes)
-{
+static void put_into_blocks(long **blk, const size_t *nel, int me, int npes) {
     int right = (me + 1) % npes, left = (me + npes - 1) % npes;
     long *src = malloc(sizeof(long) * 65536);
     for (int b = 0; b < NBLK; b++) {
-        for (size_t i = 0; i < nel[b]; i++) src[i] = (long)me * 1000000 + b * 10000 + (long)(i % 9973);
+        for (size_t i = 0; i < nel[b]; i++)
+            src[i] = (long)me * 1000000 + b * 10000 + (long)(i % 9973);
         shmem_long_put(blk[b], src, nel[b], right);
     }
     shmem_barrier_all();
@@ -27,8 +27,7 @@ static void put_into_blocks(long **blk, const size_t *nel, int me, int npes)
     free(src);
 }
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
     int right = (me + 1) % npes, left = (me + npes - 1) % npes;
@@ -111,11 +110,13 @@ int main(void)
     {
         int *r = shmem_malloc(64 * sizeof(int));
         REQUIRE(r, "malloc NULL");
-        for (int i = 0; i < 64; i++) r[i] = me * 100 + i;
+        for (int i = 0; i < 64; i++)
+            r[i] = me * 100 + i;
         long *blocker = shmem_malloc(1024); /* make in-place growth impossible for a simple allocator */
         r = shmem_realloc(r, 100000 * sizeof(int));
         REQUIRE(r, "shmem_realloc grow NULL");
-        for (int i = 0; i < 64; i++) CHECK(r[i] == me * 100 + i, "realloc grow lost r[%d]=%d", i, r[i]);
+        for (int i = 0; i < 64; i++)
+            CHECK(r[i] == me * 100 + i, "realloc grow lost r[%d]=%d", i, r[i]);
         r[99999] = -5;
         shmem_barrier_all();
         shmem_int_p(&r[99999], me, right);
@@ -127,7 +128,8 @@ int main(void)
         shmem_barrier_all();
         r = shmem_realloc(r, 32 * sizeof(int));
         REQUIRE(r, "shmem_realloc shrink NULL");
-        for (int i = 0; i < 32; i++) CHECK(r[i] == me * 100 + i, "realloc shrink lost r[%d]=%d", i, r[i]);
+        for (int i = 0; i < 32; i++)
+            CHECK(r[i] == me * 100 + i, "realloc shrink lost r[%d]=%d", i, r[i]);
         int *n = shmem_realloc(NULL, 16 * sizeof(int)); /* realloc(NULL) behaves as malloc */
         REQUIRE(n, "shmem_realloc(NULL, 64) NULL");
         n[3] = 0;
@@ -152,7 +154,8 @@ int main(void)
             shmem_barrier_all();
             shmem_long_atomic_add(&p[127], me + 1, 0);
             shmem_barrier_all();
-            if (me == 0) CHECK(p[127] == (long)npes * (npes + 1) / 2, "hinted block AMO sum %ld", p[127]);
+            if (me == 0)
+                CHECK(p[127] == (long)npes * (npes + 1) / 2, "hinted block AMO sum %ld", p[127]);
             shmem_barrier_all();
             shmem_free(p);
         }
@@ -167,10 +170,12 @@ int main(void)
         long *b = shmemalign(512, 4 * sizeof(long));
         REQUIRE(b, "shmemalign NULL");
         CHECK((uintptr_t)b % 512 == 0, "shmemalign(512) gave %p", (void *)b);
-        for (int i = 0; i < 10; i++) a[i] = i + me;
+        for (int i = 0; i < 10; i++)
+            a[i] = i + me;
         a = shrealloc(a, 5000 * sizeof(long));
         REQUIRE(a, "shrealloc NULL");
-        for (int i = 0; i < 10; i++) CHECK(a[i] == i + me, "shrealloc lost a[%d]=%ld", i, a[i]);
+        for (int i = 0; i < 10; i++)
+            CHECK(a[i] == i + me, "shrealloc lost a[%d]=%ld", i, a[i]);
         b[1] = 0;
         shmem_barrier_all();
         shmem_long_p(&a[4999], me, right);
@@ -197,6 +202,7 @@ int main(void)
         shmem_free(p);
     }
 
-    for (int b = 0; b < NBLK; b++) shmem_free(blk[b]);
+    for (int b = 0; b < NBLK; b++)
+        shmem_free(blk[b]);
     return ftest_finish("mem_alloc");
 }

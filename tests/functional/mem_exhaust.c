@@ -7,8 +7,7 @@
 #define MiB ((size_t)1 << 20)
 static long counts[64];
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
 
@@ -22,7 +21,8 @@ int main(void)
     /* the heap is still usable; a failed realloc leaves the block alone */
     int *q = shmem_malloc(MiB);
     REQUIRE(q, "shmem_malloc(1 MiB) after failed allocations returned NULL");
-    for (int i = 0; i < 256; i++) q[i] = me * 1000 + i;
+    for (int i = 0; i < 256; i++)
+        q[i] = me * 1000 + i;
     int *r = shmem_realloc(q, 32 * MiB);
     CHECK(r == NULL, "shmem_realloc(32 MiB) with an 8 MiB heap != NULL");
     if (r == NULL)
@@ -31,7 +31,8 @@ int main(void)
                 FAIL("failed shmem_realloc changed q[%d]=%d", i, q[i]);
                 break;
             }
-    if (r) q = r;
+    if (r)
+        q = r;
     shmem_barrier_all();
     shmem_int_p(&q[MiB / sizeof(int) - 1], me, (me + 1) % npes);
     shmem_barrier_all();
@@ -42,7 +43,8 @@ int main(void)
     /* fill the heap with 1 MiB blocks: every PE gets the same number, then NULL */
     void *blk[64];
     int n = 0;
-    while (n < 64 && (blk[n] = shmem_malloc(MiB)) != NULL) n++;
+    while (n < 64 && (blk[n] = shmem_malloc(MiB)) != NULL)
+        n++;
     /* an implementation may round the heap up a little or keep some bookkeeping in it, but not double it */
     CHECK(n >= 4 && n < 16, "got %d 1 MiB blocks from an 8 MiB heap", n);
     counts[me] = n;
@@ -52,7 +54,8 @@ int main(void)
         CHECK(other == n, "PE %d got %ld blocks, this PE %d: not symmetric", pe, other, n);
     }
     shmem_barrier_all();
-    for (int i = 0; i < n; i++) shmem_free(blk[i]);
+    for (int i = 0; i < n; i++)
+        shmem_free(blk[i]);
 
     /* everything came back: a block of half the heap fits again */
     void *big = shmem_malloc(4 * MiB);

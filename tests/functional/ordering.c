@@ -14,17 +14,20 @@ long flag_data = -1;
 static long box[4];
 
 /* data (several sizes) then fence then flag; the receiver waits for the flag and checks all data */
-static void fence_order(long *data, long *flag, const char *where)
-{
+static void fence_order(long *data, long *flag, const char *where) {
     long src[DLEN];
-    if (flag == &flag_data) flag_data = 0;
+    if (flag == &flag_data)
+        flag_data = 0;
     *flag = 0;
     shmem_barrier_all();
     for (int it = 1; it <= ITERS; it++) {
         size_t n = (size_t)(it * 37) % DLEN + 1;
-        for (size_t j = 0; j < n; j++) src[j] = (long)it * 1000 + me * 7 + (long)j;
-        if (it % 2) shmem_long_put(data, src, n, right);
-        else shmem_long_put_nbi(data, src, n, right);
+        for (size_t j = 0; j < n; j++)
+            src[j] = (long)it * 1000 + me * 7 + (long)j;
+        if (it % 2)
+            shmem_long_put(data, src, n, right);
+        else
+            shmem_long_put_nbi(data, src, n, right);
         shmem_fence();
         shmem_long_p(flag, it, right);
         shmem_long_wait_until(flag, SHMEM_CMP_EQ, it);
@@ -40,16 +43,17 @@ static void fence_order(long *data, long *flag, const char *where)
 }
 
 /* quiet: PE a puts to PE b, quiets, tells PE c (AMO); PE c then gets from PE b and must see the data */
-static void quiet_third_party(long *data, const char *where)
-{
-    if (npes < 3) return;
+static void quiet_third_party(long *data, const char *where) {
+    if (npes < 3)
+        return;
     for (int it = 1; it <= 50; it++) {
         int a = it % npes, b = (a + 1) % npes, c = (a + 2) % npes;
         long src[DLEN];
         box[0] = 0;
         shmem_barrier_all();
         if (me == a) {
-            for (int j = 0; j < DLEN; j++) src[j] = it * 10000L + j;
+            for (int j = 0; j < DLEN; j++)
+                src[j] = it * 10000L + j;
             shmem_long_put_nbi(data, src, DLEN, b);
             shmem_quiet();
             shmem_long_atomic_set(&box[0], it, c);
@@ -69,8 +73,7 @@ static void quiet_third_party(long *data, const char *where)
 }
 
 /* message passing ping-pong with p and wait_until */
-static void ping_pong(void)
-{
+static void ping_pong(void) {
     static long ball;
     ball = 0;
     shmem_barrier_all();
@@ -78,20 +81,22 @@ static void ping_pong(void)
     int rounds = 100;
     for (int r = 0; r < rounds; r++) {
         long want = (long)r * npes + me;
-        if (!(r == 0 && me == 0)) shmem_long_wait_until(&ball, SHMEM_CMP_GE, want);
+        if (!(r == 0 && me == 0))
+            shmem_long_wait_until(&ball, SHMEM_CMP_GE, want);
         CHECK(ball == want || (r == 0 && me == 0), "ring token round %d: %ld want %ld", r, ball, want);
-        if (r == rounds - 1 && me == npes - 1) break;
+        if (r == rounds - 1 && me == npes - 1)
+            break;
         shmem_long_p(&ball, want + 1, right);
     }
     shmem_barrier_all();
 }
 
 /* a put then a fence then an AMO to the same PE: the AMO's target sees the put when it sees the AMO */
-static void put_then_amo(long *data)
-{
+static void put_then_amo(long *data) {
     static long counter;
     counter = 0;
-    for (int j = 0; j < DLEN; j++) data[j] = 0;
+    for (int j = 0; j < DLEN; j++)
+        data[j] = 0;
     shmem_barrier_all();
     for (int it = 1; it <= ITERS; it++) {
         shmem_long_p(&data[me % DLEN], it, 0);
@@ -101,8 +106,8 @@ static void put_then_amo(long *data)
             shmem_long_wait_until(&counter, SHMEM_CMP_GE, (long)it * npes);
             for (int pe = 0; pe < npes && pe < DLEN; pe++)
                 if (data[pe] < it) {
-                    FAIL("put;fence;AMO iteration %d: data from PE %d = %ld when the counter was %ld", it, pe,
-                         data[pe], counter);
+                    FAIL("put;fence;AMO iteration %d: data from PE %d = %ld when the counter was %ld", it, pe, data[pe],
+                         counter);
                     it = ITERS;
                     break;
                 }
@@ -127,8 +132,7 @@ static void put_then_amo(long *data)
     }
 }
 
-int main(void)
-{
+int main(void) {
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();

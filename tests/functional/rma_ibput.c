@@ -17,8 +17,7 @@ static uint32_t u32data[LEN] = {1};
 
 static long lv(int pe, int j) { return (long)pe * 100000 + j; }
 
-static void typed(long *t, const char *where)
-{
+static void typed(long *t, const char *where) {
     long src[LEN], loc[LEN];
     const size_t bsize = 3, nblocks = 7;
     const ptrdiff_t dst = 10, sst = 5;
@@ -38,7 +37,8 @@ static void typed(long *t, const char *where)
         }
     }
     /* ibget: blocks of 4 at stride 9 from the right neighbour's array (which holds my values) into stride 4 */
-    for (int j = 0; j < LEN; j++) loc[j] = -2;
+    for (int j = 0; j < LEN; j++)
+        loc[j] = -2;
     shmem_long_ibget(loc, t, 4, 10, 3, 5, right); /* dst stride 4, src stride 10, bsize 3, 5 blocks */
     for (int j = 0; j < LEN; j++) {
         size_t blk = (size_t)j / 4, off = (size_t)j % 4;
@@ -55,7 +55,8 @@ static void typed(long *t, const char *where)
     }
     shmem_barrier_all();
     /* ctx form, bsize 1 (same as iput), and nblocks 0 (nothing moves) */
-    for (int j = 0; j < LEN; j++) t[j] = -1;
+    for (int j = 0; j < LEN; j++)
+        t[j] = -1;
     shmem_barrier_all();
     shmem_ctx_long_ibput(SHMEM_CTX_DEFAULT, t, src, 2, 1, 1, 20, right);
     shmem_long_ibput(t + 100, src, 1, 1, 4, 0, right);
@@ -70,8 +71,7 @@ static void typed(long *t, const char *where)
     shmem_barrier_all();
 }
 
-static void sized(void)
-{
+static void sized(void) {
     uint32_t src[LEN], loc[LEN];
     for (int j = 0; j < LEN; j++) {
         src[j] = 0xC0DE0000u + (uint32_t)me * 1000 + j;
@@ -102,8 +102,7 @@ static void sized(void)
 }
 #endif
 
-int main(void)
-{
+int main(void) {
     shmem_init();
 #if !FTEST_HAVE_IBPUT
     return ftest_skip("ibput/ibget are not declared by <shmem.h>");

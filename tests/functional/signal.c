@@ -14,43 +14,47 @@ static uint64_t sig_bss[4];
 uint64_t sig_data[4] = {0, 0, 7, 0};
 static unsigned char pay_bss[BIG];
 
-static inline unsigned char pat(int pe, int round, size_t j) { return (unsigned char)(pe * 29 + round * 7 + j * 3 + 1); }
+static inline unsigned char pat(int pe, int round, size_t j) {
+    return (unsigned char)(pe * 29 + round * 7 + j * 3 + 1);
+}
 
 /* ring: each PE sends its payload to the right neighbour with a SET signal = round+1, waits for its own */
-static void ring_set(unsigned char *pay, uint64_t *sig, size_t n, const char *where)
-{
+static void ring_set(unsigned char *pay, uint64_t *sig, size_t n, const char *where) {
     unsigned char *src = malloc(n);
     *sig = 0;
     shmem_barrier_all();
     for (int r = 0; r < ROUNDS; r++) {
         size_t len = (r % 4 == 3) ? n : (size_t)(r * 131 + 1) % n + 1;
-        for (size_t j = 0; j < len; j++) src[j] = pat(me, r, j);
+        for (size_t j = 0; j < len; j++)
+            src[j] = pat(me, r, j);
         switch (r % 4) {
         case 0: shmem_putmem_signal(pay, src, len, sig, (uint64_t)r + 1, SHMEM_SIGNAL_SET, right); break;
         case 1: shmem_putmem_signal_nbi(pay, src, len, sig, (uint64_t)r + 1, SHMEM_SIGNAL_SET, right); break;
-        case 2: shmem_ctx_putmem_signal(SHMEM_CTX_DEFAULT, pay, src, len, sig, (uint64_t)r + 1, SHMEM_SIGNAL_SET,
-                                        right); break;
-        default: shmem_ctx_putmem_signal_nbi(SHMEM_CTX_DEFAULT, pay, src, len, sig, (uint64_t)r + 1,
-                                             SHMEM_SIGNAL_SET, right); break;
+        case 2:
+            shmem_ctx_putmem_signal(SHMEM_CTX_DEFAULT, pay, src, len, sig, (uint64_t)r + 1, SHMEM_SIGNAL_SET, right);
+            break;
+        default:
+            shmem_ctx_putmem_signal_nbi(SHMEM_CTX_DEFAULT, pay, src, len, sig, (uint64_t)r + 1, SHMEM_SIGNAL_SET,
+                                        right);
+            break;
         }
         uint64_t s = shmem_signal_wait_until(sig, SHMEM_CMP_GE, (uint64_t)r + 1);
         CHECK(s == (uint64_t)r + 1, "signal_wait_until (%s) round %d returned %llu", where, r, (unsigned long long)s);
         CHECK(shmem_signal_fetch(sig) == (uint64_t)r + 1, "signal_fetch (%s) round %d", where, r);
         for (size_t j = 0; j < len; j++)
             if (pay[j] != pat(left, r, j)) {
-                FAIL("payload (%s) round %d len %zu: byte %zu = %u want %u when the signal was seen", where, r, len,
-                     j, pay[j], pat(left, r, j));
+                FAIL("payload (%s) round %d len %zu: byte %zu = %u want %u when the signal was seen", where, r, len, j,
+                     pay[j], pat(left, r, j));
                 break;
             }
-        shmem_quiet(); /* our own nbi source buffer is reused next round */
+        shmem_quiet();       /* our own nbi source buffer is reused next round */
         shmem_barrier_all(); /* the payload is overwritten next round */
     }
     free(src);
 }
 
 /* all PEs send to PE 0 with ADD signals: each sender's slot must be complete when the sum covers it */
-static void fan_in_add(long *slots, uint64_t *sig, const char *where)
-{
+static void fan_in_add(long *slots, uint64_t *sig, const char *where) {
     enum { M = 512 };
     long src[M];
     if (me == 0) {
@@ -58,9 +62,12 @@ static void fan_in_add(long *slots, uint64_t *sig, const char *where)
         memset(slots, 0, (size_t)npes * M * sizeof(long));
     }
     shmem_barrier_all();
-    for (int j = 0; j < M; j++) src[j] = (long)me * 100000 + j;
-    if (me % 2) shmem_long_put_signal(slots + (size_t)me * M, src, M, sig, 1, SHMEM_SIGNAL_ADD, 0);
-    else shmem_long_put_signal_nbi(slots + (size_t)me * M, src, M, sig, 1, SHMEM_SIGNAL_ADD, 0);
+    for (int j = 0; j < M; j++)
+        src[j] = (long)me * 100000 + j;
+    if (me % 2)
+        shmem_long_put_signal(slots + (size_t)me * M, src, M, sig, 1, SHMEM_SIGNAL_ADD, 0);
+    else
+        shmem_long_put_signal_nbi(slots + (size_t)me * M, src, M, sig, 1, SHMEM_SIGNAL_ADD, 0);
     shmem_quiet();
     if (me == 0) {
         shmem_signal_wait_until(sig, SHMEM_CMP_EQ, (uint64_t)npes);
@@ -77,8 +84,7 @@ static void fan_in_add(long *slots, uint64_t *sig, const char *where)
 }
 
 /* typed and sized forms, one each */
-static void forms(void)
-{
+static void forms(void) {
     static int ib[16];
     static double db[16];
     static uint64_t s64[8];
@@ -91,7 +97,8 @@ static void forms(void)
         dsrc[j] = me + j / 4.0;
         usrc[j] = 0xABCD0000u + me * 16 + j;
     }
-    for (int k = 0; k < 3; k++) s64[k] = 0;
+    for (int k = 0; k < 3; k++)
+        s64[k] = 0;
     shmem_barrier_all();
     shmem_int_put_signal(ib, isrc, 16, &s64[0], 5, SHMEM_SIGNAL_SET, right);
     shmem_ctx_double_put_signal_nbi(SHMEM_CTX_DEFAULT, db, dsrc, 16, &s64[1], 3, SHMEM_SIGNAL_ADD, right);
@@ -114,8 +121,7 @@ static void forms(void)
 }
 #endif
 
-int main(void)
-{
+int main(void) {
     shmem_init();
 #if !FTEST_HAVE_15
     return ftest_skip("signals are OpenSHMEM 1.5");

@@ -4,14 +4,13 @@
 
 static long cell[4];
 
-int main(void)
-{
+int main(void) {
     start_pes(0);
     int me = _my_pe(), npes = _num_pes();
     int fails = 0;
     if (me < 0 || me >= npes || me != shmem_my_pe() || npes != shmem_n_pes()) {
-        fprintf(stderr, "FAIL PE %d/%d: start_pes numbering (shmem_my_pe=%d shmem_n_pes=%d)\n", me, npes,
-                shmem_my_pe(), shmem_n_pes());
+        fprintf(stderr, "FAIL PE %d/%d: start_pes numbering (shmem_my_pe=%d shmem_n_pes=%d)\n", me, npes, shmem_my_pe(),
+                shmem_n_pes());
         fails++;
     }
     shmem_long_p(&cell[1], 500 + me, (me + 1) % npes);
@@ -22,7 +21,9 @@ int main(void)
         fails++;
     }
     shmem_barrier_all();
-    if (fails) shmem_global_exit(1);
-    if (me == 0) printf("start_pes: passed (%d PEs)\n", npes);
+    if (fails)
+        shmem_global_exit(1);
+    if (me == 0)
+        printf("start_pes: passed (%d PEs)\n", npes);
     return 0; /* no shmem_finalize: start_pes programs may just return */
 }

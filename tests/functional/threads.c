@@ -9,19 +9,19 @@
 #define MAXPE 64
 
 static int me, npes;
-static long counter;                              /* on PE 0: every thread of every PE adds */
-static long cells_bss[MAXPE * NTHREADS * 16];     /* slot per (PE, thread) */
+static long counter;                          /* on PE 0: every thread of every PE adds */
+static long cells_bss[MAXPE * NTHREADS * 16]; /* slot per (PE, thread) */
 static long *cells_heap;
 
-static void *worker(void *arg)
-{
+static void *worker(void *arg) {
     int t = (int)(long)arg;
     int right = (me + 1) % npes;
     long *mine_heap = cells_heap + ((size_t)me * NTHREADS + t) * 16;
     long *mine_bss = cells_bss + ((size_t)me * NTHREADS + t) * 16;
     for (int i = 1; i <= ITERS; i++) {
         long src[16];
-        for (int j = 0; j < 16; j++) src[j] = (long)i * 1000 + t * 16 + j;
+        for (int j = 0; j < 16; j++)
+            src[j] = (long)i * 1000 + t * 16 + j;
         shmem_long_put(mine_heap, src, 16, right);
         shmem_long_put_nbi(mine_bss, src, 16, right);
         shmem_long_atomic_add(&counter, 1, 0);
@@ -40,8 +40,7 @@ static void *worker(void *arg)
     return NULL;
 }
 
-int main(void)
-{
+int main(void) {
     int provided = -1;
     if (shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) != 0) {
         fprintf(stderr, "FAIL: shmem_init_thread failed\n");
@@ -49,27 +48,30 @@ int main(void)
     }
     me = shmem_my_pe();
     npes = shmem_n_pes();
-    if (provided != SHMEM_THREAD_MULTIPLE) return ftest_skip("SHMEM_THREAD_MULTIPLE not provided");
+    if (provided != SHMEM_THREAD_MULTIPLE)
+        return ftest_skip("SHMEM_THREAD_MULTIPLE not provided");
     REQUIRE(npes <= MAXPE, "too many PEs");
     cells_heap = shmem_calloc((size_t)MAXPE * NTHREADS * 16, sizeof(long));
     REQUIRE(cells_heap, "shmem_calloc");
     shmem_barrier_all();
     pthread_t th[NTHREADS];
-    for (long t = 0; t < NTHREADS; t++) REQUIRE(pthread_create(&th[t], NULL, worker, (void *)t) == 0, "pthread_create");
-    for (int t = 0; t < NTHREADS; t++) pthread_join(th[t], NULL);
+    for (long t = 0; t < NTHREADS; t++)
+        REQUIRE(pthread_create(&th[t], NULL, worker, (void *)t) == 0, "pthread_create");
+    for (int t = 0; t < NTHREADS; t++)
+        pthread_join(th[t], NULL);
     shmem_barrier_all();
     int left = (me + npes - 1) % npes;
     for (int t = 0; t < NTHREADS; t++)
         for (int j = 0; j < 16; j++) {
             long want = (long)ITERS * 1000 + t * 16 + j;
             size_t k = ((size_t)left * NTHREADS + t) * 16 + j;
-            CHECK(cells_heap[k] == want, "heap cell of PE %d thread %d [%d] = %ld want %ld", left, t, j,
-                  cells_heap[k], want);
+            CHECK(cells_heap[k] == want, "heap cell of PE %d thread %d [%d] = %ld want %ld", left, t, j, cells_heap[k],
+                  want);
             CHECK(cells_bss[k] == want, "bss cell of PE %d thread %d [%d] = %ld want %ld", left, t, j, cells_bss[k],
                   want);
         }
-    if (me == 0) CHECK(counter == (long)npes * NTHREADS * ITERS, "counter %ld want %ld", counter,
-                       (long)npes * NTHREADS * ITERS);
+    if (me == 0)
+        CHECK(counter == (long)npes * NTHREADS * ITERS, "counter %ld want %ld", counter, (long)npes * NTHREADS * ITERS);
     shmem_barrier_all();
     shmem_free(cells_heap);
     return ftest_finish("threads");

@@ -6,14 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(c, ...)                                                                                             \
-    do {                                                                                                          \
-        if (!(c)) {                                                                                               \
-            printf("FAIL PE %d line %d: ", shmem_my_pe(), __LINE__);                                              \
-            printf(__VA_ARGS__);                                                                                  \
-            printf("\n");                                                                                         \
-            shmem_global_exit(1);                                                                                 \
-        }                                                                                                         \
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            printf("FAIL PE %d line %d: ", shmem_my_pe(), __LINE__);                                                   \
+            printf(__VA_ARGS__);                                                                                       \
+            printf("\n");                                                                                              \
+            shmem_global_exit(1);                                                                                      \
+        }                                                                                                              \
     } while (0)
 
 int main(int argc, char **argv) {

@@ -11,21 +11,20 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                                       \
-    do {                                                                                                       \
-        if (!(cond)) {                                                                                         \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);                          \
-            fprintf(stderr, __VA_ARGS__);                                                                      \
-            fputc('\n', stderr);                                                                               \
-            if (++failures > 20)                                                                               \
-                exit(1);                                                                                       \
-        }                                                                                                      \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);                                   \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            if (++failures > 20)                                                                                       \
+                exit(1);                                                                                               \
+        }                                                                                                              \
     } while (0)
 
 /* xorshift64*: a fixed generator so a failure reproduces from the printed seed on any libc. */
 static uint64_t rng_state;
-static uint64_t rnd(void)
-{
+static uint64_t rnd(void) {
     rng_state ^= rng_state >> 12;
     rng_state ^= rng_state << 25;
     rng_state ^= rng_state >> 27;
@@ -33,8 +32,7 @@ static uint64_t rnd(void)
 }
 static size_t rnd_below(size_t n) { return (size_t)(rnd() % n); }
 
-static size_t pow2_ceil(size_t x)
-{
+static size_t pow2_ceil(size_t x) {
     size_t p = 1;
     while (p < x)
         p <<= 1;
@@ -48,14 +46,13 @@ struct live {
 
 struct model {
     size_t pool, minb, usable, units, largest;
-    int *owner;          /* per unit: index into lv[], -1 = free */
+    int *owner; /* per unit: index into lv[], -1 = free */
     struct live *lv;
     size_t nlive, cap;
     size_t used_bytes;
 };
 
-static void model_init(struct model *m, size_t pool, size_t minb)
-{
+static void model_init(struct model *m, size_t pool, size_t minb) {
     memset(m, 0, sizeof(*m));
     m->pool = pool;
     m->minb = minb;
@@ -71,16 +68,14 @@ static void model_init(struct model *m, size_t pool, size_t minb)
     m->lv = malloc(m->cap * sizeof(*m->lv));
 }
 
-static void model_fini(struct model *m)
-{
+static void model_fini(struct model *m) {
     free(m->owner);
     free(m->lv);
 }
 
 /* Is there an entirely free region of `bytes` (a power of two) starting at a multiple of itself? With eager
  * coalescing the allocator must find one whenever the model says it exists. */
-static int model_has_free_aligned(const struct model *m, size_t bytes)
-{
+static int model_has_free_aligned(const struct model *m, size_t bytes) {
     if (bytes > m->usable)
         return 0;
     size_t n = bytes / m->minb;
@@ -94,8 +89,7 @@ static int model_has_free_aligned(const struct model *m, size_t bytes)
     return 0;
 }
 
-static void model_add(struct model *m, size_t off, size_t bsize)
-{
+static void model_add(struct model *m, size_t off, size_t bsize) {
     size_t idx = m->nlive++;
     m->lv[idx].off = off;
     m->lv[idx].bsize = bsize;
@@ -104,8 +98,7 @@ static void model_add(struct model *m, size_t off, size_t bsize)
     m->used_bytes += bsize;
 }
 
-static void model_remove(struct model *m, size_t idx)
-{
+static void model_remove(struct model *m, size_t idx) {
     struct live x = m->lv[idx];
     for (size_t u = x.off / m->minb; u < (x.off + x.bsize) / m->minb; u++)
         m->owner[u] = -1;
@@ -119,8 +112,7 @@ static void model_remove(struct model *m, size_t idx)
 }
 
 /* One checked allocation; returns 1 if it succeeded. */
-static int checked_alloc(struct shmemi_buddy *b, struct model *m, size_t size, size_t align)
-{
+static int checked_alloc(struct shmemi_buddy *b, struct model *m, size_t size, size_t align) {
     size_t off = (size_t)0xdeadbeef;
     int rc = shmemi_buddy_alloc(b, size, align, &off);
     size_t eff_align = align > m->minb ? align : m->minb;
@@ -138,8 +130,7 @@ static int checked_alloc(struct shmemi_buddy *b, struct model *m, size_t size, s
     size_t bs = shmemi_buddy_block_size(b, off);
     CHECK(off % eff_align == 0, "off %zu not aligned to %zu", off, eff_align);
     CHECK(bs == want, "block_size %zu, expected %zu for size %zu", bs, want, size);
-    CHECK(off + bs <= m->usable && off + bs > off, "block [%zu,+%zu) outside usable pool %zu", off, bs,
-          m->usable);
+    CHECK(off + bs <= m->usable && off + bs > off, "block [%zu,+%zu) outside usable pool %zu", off, bs, m->usable);
     if (off % eff_align || off + bs > m->usable || bs != want)
         exit(1);
     for (size_t u = off / m->minb; u < (off + bs) / m->minb; u++)
@@ -153,8 +144,7 @@ static int checked_alloc(struct shmemi_buddy *b, struct model *m, size_t size, s
     return 1;
 }
 
-static void checked_free(struct shmemi_buddy *b, struct model *m, size_t idx)
-{
+static void checked_free(struct shmemi_buddy *b, struct model *m, size_t idx) {
     size_t off = m->lv[idx].off;
     int rc = shmemi_buddy_free(b, off);
     CHECK(rc == 0, "free(%zu) returned %d", off, rc);
@@ -168,27 +158,20 @@ static void checked_free(struct shmemi_buddy *b, struct model *m, size_t idx)
     }
 }
 
-static size_t random_size(size_t usable)
-{
+static size_t random_size(size_t usable) {
     switch (rnd_below(8)) {
     case 0:
     case 1:
-    case 2:
-        return 1 + rnd_below(128);
+    case 2: return 1 + rnd_below(128);
     case 3:
-    case 4:
-        return 1 + rnd_below(2048);
-    case 5:
-        return 1 + rnd_below(usable / 8 + 1);
-    case 6:
-        return (size_t)1 << rnd_below(12);
-    default:
-        return 1 + rnd_below(usable + usable / 4); /* sometimes more than fits */
+    case 4: return 1 + rnd_below(2048);
+    case 5: return 1 + rnd_below(usable / 8 + 1);
+    case 6: return (size_t)1 << rnd_below(12);
+    default: return 1 + rnd_below(usable + usable / 4); /* sometimes more than fits */
     }
 }
 
-static size_t random_align(void)
-{
+static size_t random_align(void) {
     unsigned r = (unsigned)rnd_below(10);
     if (r < 6)
         return 0;
@@ -196,8 +179,7 @@ static size_t random_align(void)
 }
 
 /* Random churn against the model, then free everything and check the pool coalesced back whole. */
-static void random_run(size_t pool, size_t minb, uint64_t seed, int steps)
-{
+static void random_run(size_t pool, size_t minb, uint64_t seed, int steps) {
     rng_state = seed;
     struct shmemi_buddy *b = NULL;
     int rc = shmemi_buddy_create(&b, pool, minb);
@@ -206,8 +188,7 @@ static void random_run(size_t pool, size_t minb, uint64_t seed, int steps)
         return;
     struct model m;
     model_init(&m, pool, minb);
-    CHECK(shmemi_buddy_bytes_free(b) == m.usable, "fresh bytes_free %zu != %zu", shmemi_buddy_bytes_free(b),
-          m.usable);
+    CHECK(shmemi_buddy_bytes_free(b) == m.usable, "fresh bytes_free %zu != %zu", shmemi_buddy_bytes_free(b), m.usable);
     for (int i = 0; i < steps; i++) {
         /* Bias towards allocation until fragments appear, then towards frees, so both full and empty pools
          * are visited many times. */
@@ -256,8 +237,7 @@ static void random_run(size_t pool, size_t minb, uint64_t seed, int steps)
 }
 
 /* Two allocators fed the same calls must hand out the same offsets: that is what makes the heap symmetric. */
-static void determinism(void)
-{
+static void determinism(void) {
     struct shmemi_buddy *a = NULL, *c = NULL;
     size_t pool = (size_t)1000 * 4096 + 192;
     CHECK(shmemi_buddy_create(&a, pool, 64) == 0, "create a");
@@ -286,8 +266,7 @@ static void determinism(void)
     shmemi_buddy_destroy(c);
 }
 
-static void edge_cases(void)
-{
+static void edge_cases(void) {
     struct shmemi_buddy *b = NULL;
     size_t off;
     CHECK(shmemi_buddy_create(&b, 4096, 0) == -EINVAL, "min_block 0 accepted");
@@ -346,16 +325,14 @@ static void edge_cases(void)
     shmemi_buddy_destroy(b);
 }
 
-static double now_ns(void)
-{
+static double now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
 /* Informational only: printed, never asserted, since CI machines vary. */
-static void timing(void)
-{
+static void timing(void) {
     struct shmemi_buddy *b = NULL;
     if (shmemi_buddy_create(&b, (size_t)1 << 30, 64))
         return;
@@ -385,27 +362,25 @@ static void timing(void)
         shmemi_buddy_alloc(b, sizes[i & (SIZES - 1)], 0, &live[j]);
     }
     t1 = now_ns();
-    printf("buddy timing: alloc+free, mixed 8 B..64 KiB sizes, 4096 live blocks: %.1f ns per pair\n",
-           (t1 - t0) / n);
+    printf("buddy timing: alloc+free, mixed 8 B..64 KiB sizes, 4096 live blocks: %.1f ns per pair\n", (t1 - t0) / n);
     free(live);
     free(sizes);
     shmemi_buddy_destroy(b);
 }
 
-int main(void)
-{
+int main(void) {
     edge_cases();
     determinism();
     static const struct {
         size_t pool, minb;
     } shapes[] = {
-        {1 << 16, 64},                  /* power of two */
-        {64 * 1000 + 37, 64},           /* neither a power of two nor a multiple of min_block */
-        {7 * 64, 64},                   /* three top-level blocks, tiny */
+        {1 << 16, 64},                    /* power of two */
+        {64 * 1000 + 37, 64},             /* neither a power of two nor a multiple of min_block */
+        {7 * 64, 64},                     /* three top-level blocks, tiny */
         {(1 << 18) + (1 << 12) + 64, 64}, /* a big block followed by small ones */
-        {10000, 8},                     /* small min_block */
-        {(size_t)3 << 20, 4096},        /* page-sized blocks */
-        {64, 64},                       /* a single block */
+        {10000, 8},                       /* small min_block */
+        {(size_t)3 << 20, 4096},          /* page-sized blocks */
+        {64, 64},                         /* a single block */
     };
     for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
         for (uint64_t seed = 1; seed <= 3; seed++)

@@ -12,14 +12,14 @@ extern char **environ;
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                                       \
-    do {                                                                                                       \
-        if (!(cond)) {                                                                                         \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);                          \
-            fprintf(stderr, __VA_ARGS__);                                                                      \
-            fputc('\n', stderr);                                                                               \
-            failures++;                                                                                        \
-        }                                                                                                      \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond);                                   \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            failures++;                                                                                                \
+        }                                                                                                              \
     } while (0)
 
 #define KiB ((size_t)1 << 10)
@@ -27,23 +27,20 @@ static int failures;
 #define GiB ((size_t)1 << 30)
 #define TiB ((size_t)1 << 40)
 
-static void size_ok(const char *s, size_t want)
-{
+static void size_ok(const char *s, size_t want) {
     size_t v = 12345;
     int rc = shmemi_parse_size(s, &v);
     CHECK(rc == 0 && v == want, "parse_size(\"%s\") rc %d value %zu, expected %zu", s, rc, v, want);
 }
 
-static void size_bad(const char *s)
-{
+static void size_bad(const char *s) {
     size_t v = 12345;
     int rc = shmemi_parse_size(s, &v);
     CHECK(rc == -1, "parse_size(\"%s\") accepted (rc %d, value %zu)", s, rc, v);
     CHECK(v == 12345, "parse_size(\"%s\") wrote its output on failure", s);
 }
 
-static void test_size(void)
-{
+static void test_size(void) {
     size_ok("0", 0);
     size_ok("1", 1);
     size_ok("1048576", MiB);
@@ -102,31 +99,28 @@ static void test_size(void)
     size_bad("18014398509481984k");
 }
 
-static void bool_ok(const char *s, int want)
-{
+static void bool_ok(const char *s, int want) {
     int v = 42;
     int rc = shmemi_parse_bool(s, &v);
     CHECK(rc == 0 && v == want, "parse_bool(\"%s\") rc %d value %d, expected %d", s, rc, v, want);
 }
 
-static void bool_bad(const char *s)
-{
+static void bool_bad(const char *s) {
     int v = 42;
     int rc = shmemi_parse_bool(s, &v);
     CHECK(rc == -1, "parse_bool(\"%s\") accepted (rc %d, value %d)", s, rc, v);
     CHECK(v == 42, "parse_bool(\"%s\") wrote its output on failure", s);
 }
 
-static void test_bool(void)
-{
+static void test_bool(void) {
     static const char *const yes[] = {"1", "y", "Y", "yes", "YES", "Yes", "true", "TRUE", "True", "on", "ON", "On"};
     static const char *const no[] = {"0", "n", "N", "no", "NO", "No", "false", "FALSE", "False", "off", "OFF", "Off"};
     for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
         bool_ok(yes[i], 1);
     for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
         bool_ok(no[i], 0);
-    static const char *const bad[] = {"", "2", "-1", "01", "10", "ye", "yess", "tru", "of", "onn", " yes", "no ",
-                                      "enable", "disabled", "t", "f", "x"};
+    static const char *const bad[] = {"",    "2",    "-1",  "01",     "10",       "ye", "yess", "tru", "of",
+                                      "onn", " yes", "no ", "enable", "disabled", "t",  "f",    "x"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         bool_bad(bad[i]);
     bool_bad(NULL);
@@ -134,8 +128,7 @@ static void test_bool(void)
 
 /* ---- partitions ---- */
 
-static void part_ok(const char *name, const char *value, int id, size_t size, size_t pgsize, int kind, int policy)
-{
+static void part_ok(const char *name, const char *value, int id, size_t size, size_t pgsize, int kind, int policy) {
     struct shmemi_partition_cfg c;
     memset(&c, 0x5a, sizeof(c));
     char err[512] = "";
@@ -151,8 +144,7 @@ static void part_ok(const char *name, const char *value, int id, size_t size, si
 }
 
 /* A rejected variable must say which variable it was, and must not fill in *out. */
-static void part_bad(const char *name, const char *value)
-{
+static void part_bad(const char *name, const char *value) {
     struct shmemi_partition_cfg c;
     memset(&c, 0x5a, sizeof(c));
     struct shmemi_partition_cfg untouched = c;
@@ -165,12 +157,10 @@ static void part_bad(const char *name, const char *value)
           value ? value : "(null)");
 }
 
-static void test_partition(void)
-{
+static void test_partition(void) {
     const char *P1 = "SHMEM_SYMMETRIC_PARTITION1";
     part_ok(P1, "SIZE=1G", 1, GiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_DEFAULT);
-    part_ok("SHMEM_SYMMETRIC_PARTITION127", "SIZE=4096", 127, 4096, 0, SHMEMI_KIND_DEFAULT,
-            SHMEMI_POLICY_DEFAULT);
+    part_ok("SHMEM_SYMMETRIC_PARTITION127", "SIZE=4096", 127, 4096, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_DEFAULT);
     part_ok("SHMEM_SYMMETRIC_PARTITION42", "SIZE=64M:PGSIZE=2M", 42, 64 * MiB, 2 * MiB, SHMEMI_KIND_DEFAULT,
             SHMEMI_POLICY_DEFAULT);
     part_ok(P1, "SIZE=64M:KIND=DEVICE", 1, 64 * MiB, 0, SHMEMI_KIND_DEVICE, SHMEMI_POLICY_DEFAULT);
@@ -240,8 +230,7 @@ static void test_partition(void)
 /* ---- shmemi_env_read ---- */
 
 /* The test must not inherit the caller's settings (a developer shell may export SHMEM_DEBUG or partitions). */
-static void clean_environment(void)
-{
+static void clean_environment(void) {
 #define X(field, name, type, def, vis, doc) unsetenv(name);
 #include "env.def"
 #undef X
@@ -262,8 +251,7 @@ static void clean_environment(void)
     }
 }
 
-static void test_env_read(void)
-{
+static void test_env_read(void) {
     char err[512];
     clean_environment();
 
@@ -328,8 +316,7 @@ static void test_env_read(void)
           "clean environment again: rc %d, %d partitions", rc, shmemi_npartitions);
 }
 
-int main(void)
-{
+int main(void) {
     test_size();
     test_bool();
     test_partition();

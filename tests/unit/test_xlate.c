@@ -7,14 +7,14 @@
 #include "state.h"
 
 static int failures;
-#define CHECK(c, ...)                                                                                             \
-    do {                                                                                                          \
-        if (!(c)) {                                                                                               \
-            printf("FAIL line %d: ", __LINE__);                                                                   \
-            printf(__VA_ARGS__);                                                                                  \
-            printf("\n");                                                                                         \
-            failures++;                                                                                           \
-        }                                                                                                         \
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            printf("FAIL line %d: ", __LINE__);                                                                        \
+            printf(__VA_ARGS__);                                                                                       \
+            printf("\n");                                                                                              \
+            failures++;                                                                                                \
+        }                                                                                                              \
     } while (0)
 
 int main(void) {
@@ -38,8 +38,8 @@ int main(void) {
     size_t off;
     CHECK(shmemi_find_seg(heap[0] + 100, &off) == &shmemi_rt.segs[0] && off == 100, "heap lookup");
     CHECK(shmemi_find_seg(stat[0] + STATIC - 1, &off) == &shmemi_rt.segs[1] && off == STATIC - 1, "static end");
-    CHECK(shmemi_find_seg(stat[0] + STATIC, &off) == NULL || shmemi_find_seg(stat[0] + STATIC, &off) !=
-                                                                   &shmemi_rt.segs[1],
+    CHECK(shmemi_find_seg(stat[0] + STATIC, &off) == NULL ||
+              shmemi_find_seg(stat[0] + STATIC, &off) != &shmemi_rt.segs[1],
           "one past the static segment must not be in it");
     int local = 0;
     CHECK(shmemi_find_seg(&local, &off) == NULL, "a stack address is not symmetric");
