@@ -1,5 +1,6 @@
 /* oshrun.c - gshmem's launcher: starts N PEs of a program on this machine, serves the local bootstrap
- * (hello, allgather/barrier, abort, finalize) over one socketpair per PE, and tears the whole job down when a PE fails. */
+ * (hello, allgather/barrier, abort, finalize) over one socketpair per PE, and tears the whole job down when a PE fails.
+ */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -31,14 +32,21 @@
  * i32 size, i32 pid}, ALLGATHER {blob}, ABORT {arg = exit code; message text}, FINALIZE {}.  oshrun -> PE: HELLO_OK {},
  * ALLGATHER_REPLY {size * blob bytes, rank order}.  A barrier is an allgather of 0 bytes. */
 #define BOOT_PROTO_VERSION 1u
-enum { BOOT_HELLO = 1, BOOT_ALLGATHER = 2, BOOT_ABORT = 3, BOOT_FINALIZE = 4, BOOT_HELLO_OK = 5, BOOT_ALLGATHER_REPLY = 6 };
+enum {
+    BOOT_HELLO = 1,
+    BOOT_ALLGATHER = 2,
+    BOOT_ABORT = 3,
+    BOOT_FINALIZE = 4,
+    BOOT_HELLO_OK = 5,
+    BOOT_ALLGATHER_REPLY = 6
+};
 struct boot_hdr {
     uint32_t type;
     uint32_t arg;
     uint64_t len;
 };
-#define BOOT_MAX_BLOB (64u << 20)    /* one PE's contribution to one allgather */
-#define BOOT_MAX_REPLY (1ull << 31)  /* everything gathered in one allgather */
+#define BOOT_MAX_BLOB (64u << 20)   /* one PE's contribution to one allgather */
+#define BOOT_MAX_REPLY (1ull << 31) /* everything gathered in one allgather */
 #define BOOT_MAX_ABORT_MSG 4096
 
 #define KILL_GRACE_MS 2000 /* SIGTERM, then SIGKILL this much later */
@@ -122,7 +130,8 @@ static void write_all(int fd, const char *p, size_t n) {
     while (n > 0) {
         ssize_t w = write(fd, p, n);
         if (w < 0) {
-            if (errno == EINTR) continue;
+            if (errno == EINTR)
+                continue;
             if (errno == EAGAIN) {
                 struct pollfd pf = {.fd = fd, .events = POLLOUT};
                 poll(&pf, 1, 1000);
@@ -142,29 +151,30 @@ static void note(const char *fmt, ...) {
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line - 1, fmt, ap);
     va_end(ap);
-    if (n < 0) return;
-    if ((size_t)n > sizeof line - 2) n = sizeof line - 2;
+    if (n < 0)
+        return;
+    if ((size_t)n > sizeof line - 2)
+        n = sizeof line - 2;
     line[n++] = '\n';
     write_all(2, line, (size_t)n); /* one write: lines from oshrun and the PEs do not interleave mid-line */
 }
 
 static void usage(FILE *f) {
-    fprintf(f,
-            "Usage: oshrun [options] [--] program [args...]\n"
-            "Starts the PEs of an OpenSHMEM program (gshmem) on this machine.\n"
-            "\n"
-            "  -np N, -n N, --np N, -N N  number of PEs (default 1)\n"
-            "  --tag-output               prefix every line of output with \"[PE n] \"\n"
-            "  -x NAME[=VALUE]            export NAME (set to VALUE) to the PEs; may be repeated\n"
-            "  --timeout SECONDS          kill the job after SECONDS and exit with status 124\n"
-            "  -v, --verbose              say what oshrun does (ignored options, cleanup)\n"
-            "  -h, --help                 show this help\n"
-            "  -V, --version              show the version\n"
-            "  --                         end of options\n"
-            "Accepted and ignored, for scripts written for mpirun: --oversubscribe, --bind-to X, --map-by X,\n"
-            "--allow-run-as-root, --mca K V, -H/--host H (this machine only).\n"
-            "Exit status: 0 if every PE exited 0; the status of shmem_global_exit; else the failing PE's status\n"
-            "or 128+signal; 124 on --timeout; 126/127 if the program cannot be run; 2 on a usage error.\n");
+    fprintf(f, "Usage: oshrun [options] [--] program [args...]\n"
+               "Starts the PEs of an OpenSHMEM program (gshmem) on this machine.\n"
+               "\n"
+               "  -np N, -n N, --np N, -N N  number of PEs (default 1)\n"
+               "  --tag-output               prefix every line of output with \"[PE n] \"\n"
+               "  -x NAME[=VALUE]            export NAME (set to VALUE) to the PEs; may be repeated\n"
+               "  --timeout SECONDS          kill the job after SECONDS and exit with status 124\n"
+               "  -v, --verbose              say what oshrun does (ignored options, cleanup)\n"
+               "  -h, --help                 show this help\n"
+               "  -V, --version              show the version\n"
+               "  --                         end of options\n"
+               "Accepted and ignored, for scripts written for mpirun: --oversubscribe, --bind-to X, --map-by X,\n"
+               "--allow-run-as-root, --mca K V, -H/--host H (this machine only).\n"
+               "Exit status: 0 if every PE exited 0; the status of shmem_global_exit; else the failing PE's status\n"
+               "or 128+signal; 124 on --timeout; 126/127 if the program cannot be run; 2 on a usage error.\n");
 }
 
 static void __attribute__((noreturn)) usage_error(const char *fmt, ...) {
@@ -192,8 +202,10 @@ static int host_is_local(const char *h) {
     char self[256] = "";
     gethostname(self, sizeof self - 1);
     size_t n = strcspn(h, ":"); /* "host:slots" */
-    if (n == 0) return 0;
-    if ((n == 9 && !strncmp(h, "localhost", 9)) || (n == 9 && !strncmp(h, "127.0.0.1", 9))) return 1;
+    if (n == 0)
+        return 0;
+    if ((n == 9 && !strncmp(h, "localhost", 9)) || (n == 9 && !strncmp(h, "127.0.0.1", 9)))
+        return 1;
     size_t selfshort = strcspn(self, "."), hshort = strcspn(h, ".:");
     return (n == strlen(self) && !strncmp(h, self, n)) || (hshort == selfshort && !strncmp(h, self, hshort));
 }
@@ -203,7 +215,8 @@ static void check_hosts(const char *list) {
     for (char *h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save))
         if (!host_is_local(h))
             usage_error("host '%s' is not this machine: oshrun starts PEs on this machine only (use mpirun or srun "
-                        "across machines)", h);
+                        "across machines)",
+                        h);
     free(copy);
 }
 
@@ -216,7 +229,8 @@ static void parse_args(int argc, char **argv) {
             i++;
             break;
         }
-        if (a[0] != '-' || a[1] == '\0') break; /* the program */
+        if (a[0] != '-' || a[1] == '\0')
+            break; /* the program */
         /* mpirun accepts both -opt and --opt; so do we.  "--opt=value" gives the value inline. */
         const char *name = a + 1 + (a[1] == '-');
         char namebuf[64];
@@ -228,12 +242,13 @@ static void parse_args(int argc, char **argv) {
             name = namebuf;
             val = eq + 1;
         }
-#define TAKE_VALUE()                                                                                                  \
-    do {                                                                                                              \
-        if (!val) {                                                                                                   \
-            if (i + 1 >= argc) usage_error("option '%s' needs a value", a);                                           \
-            val = argv[++i];                                                                                          \
-        }                                                                                                             \
+#define TAKE_VALUE()                                                                                                   \
+    do {                                                                                                               \
+        if (!val) {                                                                                                    \
+            if (i + 1 >= argc)                                                                                         \
+                usage_error("option '%s' needs a value", a);                                                           \
+            val = argv[++i];                                                                                           \
+        }                                                                                                              \
     } while (0)
         if (!strcmp(name, "np") || !strcmp(name, "n") || !strcmp(name, "N") || !strcmp(name, "c")) {
             TAKE_VALUE();
@@ -243,7 +258,8 @@ static void parse_args(int argc, char **argv) {
         } else if (!strcmp(name, "x")) {
             TAKE_VALUE();
             const char *e = strchr(val, '=');
-            if (e == val || val[0] == '\0') usage_error("-x needs NAME or NAME=VALUE, got '%s'", val);
+            if (e == val || val[0] == '\0')
+                usage_error("-x needs NAME or NAME=VALUE, got '%s'", val);
             if (e) {
                 char *n = strndup(val, (size_t)(e - val));
                 setenv(n, e + 1, 1);
@@ -269,24 +285,30 @@ static void parse_args(int argc, char **argv) {
             printf("oshrun (gshmem) %s, bootstrap protocol %u\n", OSHRUN_VERSION, BOOT_PROTO_VERSION);
             exit(0);
         } else if (!strcmp(name, "oversubscribe") || !strcmp(name, "allow-run-as-root")) {
-            if (job.verbose) note("oshrun: ignoring %s (PEs always run on this machine)", a);
+            if (job.verbose)
+                note("oshrun: ignoring %s (PEs always run on this machine)", a);
         } else if (!strcmp(name, "bind-to") || !strcmp(name, "map-by")) {
             TAKE_VALUE();
-            if (job.verbose) note("oshrun: ignoring %s %s (oshrun does not bind or map PEs)", a, val);
+            if (job.verbose)
+                note("oshrun: ignoring %s %s (oshrun does not bind or map PEs)", a, val);
         } else if (!strcmp(name, "mca")) {
-            if (val || i + 2 >= argc) usage_error("option '%s' needs two values (--mca KEY VALUE)", a);
-            if (job.verbose) note("oshrun: ignoring %s %s %s (Open MPI setting)", a, argv[i + 1], argv[i + 2]);
+            if (val || i + 2 >= argc)
+                usage_error("option '%s' needs two values (--mca KEY VALUE)", a);
+            if (job.verbose)
+                note("oshrun: ignoring %s %s %s (Open MPI setting)", a, argv[i + 1], argv[i + 2]);
             i += 2;
         } else if (!strcmp(name, "H") || !strcmp(name, "host")) {
             TAKE_VALUE();
             check_hosts(val);
-            if (job.verbose) note("oshrun: ignoring %s %s (this machine)", a, val);
+            if (job.verbose)
+                note("oshrun: ignoring %s %s (this machine)", a, val);
         } else {
             usage_error("unknown option '%s'", a);
         }
 #undef TAKE_VALUE
     }
-    if (i >= argc) usage_error("no program given");
+    if (i >= argc)
+        usage_error("no program given");
     job.argv = argv + i;
 }
 
@@ -297,13 +319,16 @@ static void cleanup_shm(void) {
     int n1 = snprintf(p1, sizeof p1, "gshmem-%s-", job.jobid);
     int n2 = snprintf(p2, sizeof p2, "sem.gshmem-%s-", job.jobid);
     DIR *d = opendir("/dev/shm");
-    if (!d) return;
+    if (!d)
+        return;
     int fd = dirfd(d), removed = 0;
     struct dirent *e;
     while ((e = readdir(d)))
         if (!strncmp(e->d_name, p1, (size_t)n1) || !strncmp(e->d_name, p2, (size_t)n2)) {
-            if (unlinkat(fd, e->d_name, 0) == 0) removed++;
-            if (job.verbose) note("oshrun: removed leftover /dev/shm/%s", e->d_name);
+            if (unlinkat(fd, e->d_name, 0) == 0)
+                removed++;
+            if (job.verbose)
+                note("oshrun: removed leftover /dev/shm/%s", e->d_name);
         }
     closedir(d);
     (void)removed;
@@ -312,16 +337,19 @@ static void cleanup_shm(void) {
 /* ---- teardown ---- */
 
 static void signal_group(int sig) {
-    if (job.pgid > 0) kill(-job.pgid, sig);
+    if (job.pgid > 0)
+        kill(-job.pgid, sig);
     /* a PE that moved itself to another group still gets it */
     for (int r = 0; r < job.npes; r++)
-        if (job.pes[r].pid > 0 && !job.pes[r].reaped) kill(job.pes[r].pid, sig);
+        if (job.pes[r].pid > 0 && !job.pes[r].reaped)
+            kill(job.pes[r].pid, sig);
 }
 
 /* Starts tearing the job down; the first caller decides the exit code and the message. */
 static void fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fail(int code, const char *fmt, ...) {
-    if (job.tearing_down) return;
+    if (job.tearing_down)
+        return;
     job.tearing_down = 1;
     job.exit_code = code;
     if (fmt) {
@@ -347,7 +375,8 @@ static const char *pe_desc(struct pe *p, char *buf, size_t n) {
 /* ---- bootstrap server ---- */
 
 static void queue_reply(struct pe *p, uint32_t type, struct obuf *body) {
-    if (p->fd < 0) return;
+    if (p->fd < 0)
+        return;
     struct outmsg *m = calloc(1, sizeof *m);
     if (!m) {
         fail(1, "out of memory");
@@ -356,7 +385,8 @@ static void queue_reply(struct pe *p, uint32_t type, struct obuf *body) {
     m->hdr.type = type;
     m->hdr.len = body ? body->len : 0;
     m->body = body;
-    if (body) body->refs++;
+    if (body)
+        body->refs++;
     if (p->outq_tail)
         p->outq_tail->next = m;
     else
@@ -365,11 +395,13 @@ static void queue_reply(struct pe *p, uint32_t type, struct obuf *body) {
 }
 
 static void put_obuf(struct obuf *b) {
-    if (b && --b->refs == 0) free(b);
+    if (b && --b->refs == 0)
+        free(b);
 }
 
 static void close_pe_socket(struct pe *p) {
-    if (p->fd >= 0) close(p->fd);
+    if (p->fd >= 0)
+        close(p->fd);
     p->fd = -1;
     while (p->outq) {
         struct outmsg *m = p->outq;
@@ -385,22 +417,29 @@ static void close_pe_socket(struct pe *p) {
 /* A PE that left (exited or finalized) without joining the current allgather round blocks it forever: fail now
  * rather than hang. */
 static void check_stuck(void) {
-    if (job.tearing_down || job.nposted == 0) return;
+    if (job.tearing_down || job.nposted == 0)
+        return;
     int waiter = -1;
     for (int r = 0; r < job.npes && waiter < 0; r++)
-        if (job.pes[r].posted) waiter = r;
+        if (job.pes[r].posted)
+            waiter = r;
     for (int r = 0; r < job.npes; r++) {
         struct pe *p = &job.pes[r];
-        if (p->posted) continue;
+        if (p->posted)
+            continue;
         char d[64];
         if (p->finalized) {
-            fail(1, "%s called shmem_finalize while PE %d waits in a start-up exchange or barrier of the bootstrap; "
-                    "terminating the job", pe_desc(p, d, sizeof d), waiter);
+            fail(1,
+                 "%s called shmem_finalize while PE %d waits in a start-up exchange or barrier of the bootstrap; "
+                 "terminating the job",
+                 pe_desc(p, d, sizeof d), waiter);
             return;
         }
         if (p->reaped) {
-            fail(1, "%s exited without joining the start-up exchange PE %d waits in (did it call shmem_init?); "
-                    "terminating the job", pe_desc(p, d, sizeof d), waiter);
+            fail(1,
+                 "%s exited without joining the start-up exchange PE %d waits in (did it call shmem_init?); "
+                 "terminating the job",
+                 pe_desc(p, d, sizeof d), waiter);
             return;
         }
     }
@@ -427,14 +466,16 @@ static void complete_allgather(void) {
     b->len = len * (size_t)job.npes;
     for (int r = 0; r < job.npes; r++) {
         struct pe *p = &job.pes[r];
-        if (len) memcpy(b->data + (size_t)r * len, p->blob, len);
+        if (len)
+            memcpy(b->data + (size_t)r * len, p->blob, len);
         free(p->blob);
         p->blob = NULL;
         p->bloblen = 0;
         p->posted = 0;
     }
     job.nposted = 0;
-    for (int r = 0; r < job.npes; r++) queue_reply(&job.pes[r], BOOT_ALLGATHER_REPLY, b);
+    for (int r = 0; r < job.npes; r++)
+        queue_reply(&job.pes[r], BOOT_ALLGATHER_REPLY, b);
     put_obuf(b);
 }
 
@@ -443,15 +484,20 @@ static void handle_msg(struct pe *p) {
     switch (p->hdr.type) {
     case BOOT_HELLO: {
         int32_t v[4] = {0, -1, -1, 0};
-        if (p->hdr.len == sizeof v) memcpy(v, p->body, sizeof v);
+        if (p->hdr.len == sizeof v)
+            memcpy(v, p->body, sizeof v);
         if (p->hdr.len != sizeof v || (uint32_t)v[0] != BOOT_PROTO_VERSION) {
-            fail(1, "%s speaks bootstrap protocol %u, oshrun speaks %u: the program and oshrun come from different "
-                    "gshmem versions; terminating the job", pe_desc(p, d, sizeof d), (unsigned)v[0], BOOT_PROTO_VERSION);
+            fail(1,
+                 "%s speaks bootstrap protocol %u, oshrun speaks %u: the program and oshrun come from different "
+                 "gshmem versions; terminating the job",
+                 pe_desc(p, d, sizeof d), (unsigned)v[0], BOOT_PROTO_VERSION);
             return;
         }
         if (v[1] != p->rank || v[2] != job.npes) {
-            fail(1, "%s says it is rank %d of %d, but oshrun started it as rank %d of %d (GSHMEM_RANK/GSHMEM_SIZE "
-                    "changed?); terminating the job", pe_desc(p, d, sizeof d), v[1], v[2], p->rank, job.npes);
+            fail(1,
+                 "%s says it is rank %d of %d, but oshrun started it as rank %d of %d (GSHMEM_RANK/GSHMEM_SIZE "
+                 "changed?); terminating the job",
+                 pe_desc(p, d, sizeof d), v[1], v[2], p->rank, job.npes);
             return;
         }
         if (p->hello) {
@@ -465,14 +511,17 @@ static void handle_msg(struct pe *p) {
     case BOOT_ALLGATHER:
         if (!p->hello || p->finalized || p->posted) {
             fail(1, "protocol error: %s sent an allgather %s; terminating the job", pe_desc(p, d, sizeof d),
-                 !p->hello ? "before hello" : p->finalized ? "after finalize" : "twice");
+                 !p->hello      ? "before hello"
+                 : p->finalized ? "after finalize"
+                                : "twice");
             return;
         }
         p->posted = 1;
         p->blob = p->body;
         p->bloblen = p->hdr.len;
         p->body = NULL;
-        if (++job.nposted == job.npes) complete_allgather();
+        if (++job.nposted == job.npes)
+            complete_allgather();
         break;
     case BOOT_ABORT: {
         int code = (int)(int32_t)p->hdr.arg;
@@ -480,15 +529,15 @@ static void handle_msg(struct pe *p) {
         if (msg[0])
             fail(code, "PE %d: %s", p->rank, msg);
         else if (code != 0)
-            fail(code, "PE %d ended the job with status %d (shmem_global_exit, or the error it reported above); "
-                       "terminating the job", p->rank, code);
+            fail(code,
+                 "PE %d ended the job with status %d (shmem_global_exit, or the error it reported above); "
+                 "terminating the job",
+                 p->rank, code);
         else
             fail(code, NULL);
         break;
     }
-    case BOOT_FINALIZE:
-        p->finalized = 1;
-        break;
+    case BOOT_FINALIZE: p->finalized = 1; break;
     default:
         fail(1, "protocol error: %s sent message type %u; terminating the job", pe_desc(p, d, sizeof d),
              (unsigned)p->hdr.type);
@@ -508,15 +557,18 @@ static void read_pe(struct pe *p) {
         } else {
             n = read(p->fd, p->body + p->body_got, p->hdr.len - p->body_got);
         }
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && errno == EAGAIN) return;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
         if (n <= 0) { /* EOF or error: the PE closed it (finalize or exit) */
             close_pe_socket(p);
             return;
         }
         if (p->hdr_got < sizeof p->hdr) {
             p->hdr_got += (size_t)n;
-            if (p->hdr_got < sizeof p->hdr) continue;
+            if (p->hdr_got < sizeof p->hdr)
+                continue;
             uint64_t max = p->hdr.type == BOOT_ABORT ? BOOT_MAX_ABORT_MSG : BOOT_MAX_BLOB;
             if (p->hdr.len > max) {
                 fail(1, "protocol error: %s sent a %llu-byte message (type %u); terminating the job",
@@ -559,15 +611,18 @@ static void write_pe(struct pe *p) {
         struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)niov};
         ssize_t n = sendmsg(p->fd, &mh, MSG_NOSIGNAL);
         if (n < 0) {
-            if (errno == EINTR) continue;
-            if (errno == EAGAIN) return;
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN)
+                return;
             close_pe_socket(p); /* the PE is gone; its exit decides what happens */
             return;
         }
         m->off += (size_t)n;
         if (m->off == total) {
             p->outq = m->next;
-            if (!p->outq) p->outq_tail = NULL;
+            if (!p->outq)
+                p->outq_tail = NULL;
             put_obuf(m->body);
             free(m);
         }
@@ -583,7 +638,8 @@ static void pe_exited(struct pe *p, int status) {
     job.nreaped++;
     read_pe(p); /* a FINALIZE or ABORT written just before exit is still in the socket */
     close_pe_socket(p);
-    if (job.tearing_down) return;
+    if (job.tearing_down)
+        return;
     pe_desc(p, d, sizeof d);
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
@@ -604,7 +660,8 @@ static void reap(void) {
     for (;;) {
         int status;
         pid_t pid = waitpid(-1, &status, WNOHANG);
-        if (pid <= 0) return;
+        if (pid <= 0)
+            return;
         for (int r = 0; r < job.npes; r++)
             if (job.pes[r].pid == pid && !job.pes[r].reaped) {
                 pe_exited(&job.pes[r], status);
@@ -639,7 +696,8 @@ static void handle_signals(void) {
                 job.kill_sent = 1;
                 continue;
             }
-            if (job.verbose) note("oshrun: forwarding signal %d (%s) to the PEs", sig, strsignal(sig));
+            if (job.verbose)
+                note("oshrun: forwarding signal %d (%s) to the PEs", sig, strsignal(sig));
             job.forwarded_sig = sig;
             signal_group(sig);
         }
@@ -654,17 +712,21 @@ static void tag_emit(struct pe *p, struct tagstream *t, const char *s, size_t n,
     int h = snprintf(line, 32, "[PE %d] ", p->rank);
     memcpy(line + h, s, n);
     size_t len = (size_t)h + n;
-    if (add_nl) line[len++] = '\n';
+    if (add_nl)
+        line[len++] = '\n';
     write_all(t->out, line, len);
 }
 
 static void tag_read(struct pe *p, struct tagstream *t) {
     for (;;) {
         ssize_t n = read(t->fd, t->buf + t->len, sizeof t->buf - t->len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && errno == EAGAIN) return;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
         if (n <= 0) {
-            if (t->len) tag_emit(p, t, t->buf, t->len, 1);
+            if (t->len)
+                tag_emit(p, t, t->buf, t->len, 1);
             t->len = 0;
             close(t->fd);
             t->fd = -1;
@@ -690,7 +752,8 @@ static void tag_read(struct pe *p, struct tagstream *t) {
 static void forward_stdin(void) {
     char buf[4096];
     ssize_t n = read(0, buf, sizeof buf);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return;
     if (n <= 0) {
         close(job.stdin_pipe);
         job.stdin_pipe = -1;
@@ -704,13 +767,12 @@ static void forward_stdin(void) {
 
 static void make_jobid(void) {
     uint32_t rnd = 0;
-    if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != sizeof rnd) rnd = (uint32_t)now_ms() ^ (uint32_t)getpid() << 16;
+    if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != sizeof rnd)
+        rnd = (uint32_t)now_ms() ^ (uint32_t)getpid() << 16;
     snprintf(job.jobid, sizeof job.jobid, "o%d-%08x", (int)getpid(), rnd);
 }
 
-static void fd_nonblock(int fd) {
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-}
+static void fd_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
 static void __attribute__((noreturn)) startup_failure(int code, const char *fmt, ...) {
     char msg[512];
@@ -727,14 +789,18 @@ static void __attribute__((noreturn)) startup_failure(int code, const char *fmt,
 }
 
 /* Runs in the child between fork and exec; only async-signal-safe work and setenv (we are single-threaded). */
-static void __attribute__((noreturn)) child(struct pe *p, int bootfd, int in_fd, int out_fd, int err_fd, int errpipe,
-                                            pid_t parent) {
-    setpgid(0, job.pgid); /* job.pgid == 0 for PE 0: it founds the group */
+static void __attribute__((noreturn))
+child(struct pe *p, int bootfd, int in_fd, int out_fd, int err_fd, int errpipe, pid_t parent) {
+    setpgid(0, job.pgid);             /* job.pgid == 0 for PE 0: it founds the group */
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* oshrun killed with SIGKILL: no orphaned PEs */
-    if (getppid() != parent) _exit(1);
-    if (in_fd >= 0) dup2(in_fd, 0);
-    if (out_fd >= 0) dup2(out_fd, 1);
-    if (err_fd >= 0) dup2(err_fd, 2);
+    if (getppid() != parent)
+        _exit(1);
+    if (in_fd >= 0)
+        dup2(in_fd, 0);
+    if (out_fd >= 0)
+        dup2(out_fd, 1);
+    if (err_fd >= 0)
+        dup2(err_fd, 2);
     fcntl(bootfd, F_SETFD, 0); /* the only descriptor of ours that survives exec */
     char v[32];
     snprintf(v, sizeof v, "%d", bootfd);
@@ -779,14 +845,18 @@ static void spawn_all(void) {
         int sv[2], ep[2], op[2] = {-1, -1}, errp[2] = {-1, -1};
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
             startup_failure(1, "socketpair: %s", strerror(errno));
-        if (pipe2(ep, O_CLOEXEC) < 0) startup_failure(1, "pipe: %s", strerror(errno));
+        if (pipe2(ep, O_CLOEXEC) < 0)
+            startup_failure(1, "pipe: %s", strerror(errno));
         if (job.tag_output && (pipe2(op, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0))
             startup_failure(1, "pipe: %s", strerror(errno));
         pid_t pid = fork();
-        if (pid < 0) startup_failure(1, "fork: %s", strerror(errno));
-        if (pid == 0) child(p, sv[1], r == 0 ? stdin_r : devnull, op[1], errp[1], ep[1], self);
+        if (pid < 0)
+            startup_failure(1, "fork: %s", strerror(errno));
+        if (pid == 0)
+            child(p, sv[1], r == 0 ? stdin_r : devnull, op[1], errp[1], ep[1], self);
         p->pid = pid;
-        if (r == 0) job.pgid = pid;
+        if (r == 0)
+            job.pgid = pid;
         setpgid(pid, job.pgid); /* also here: whichever of parent and child runs first */
         close(sv[1]);
         close(ep[1]);
@@ -808,26 +878,31 @@ static void spawn_all(void) {
         if (n == sizeof e)
             startup_failure(e == ENOENT ? 127 : 126, "cannot run '%s': %s", job.argv[0], strerror(e));
     }
-    if (stdin_r >= 0 && stdin_r != devnull) close(stdin_r);
-    if (devnull >= 0) close(devnull);
+    if (stdin_r >= 0 && stdin_r != devnull)
+        close(stdin_r);
+    if (devnull >= 0)
+        close(devnull);
 }
 
 int main(int argc, char **argv) {
     /* descriptors 0-2 must exist, or a socket could land there and be clobbered by dup2 in the child */
     for (int fd = 0; fd < 3; fd++)
-        if (fcntl(fd, F_GETFD) < 0) open("/dev/null", O_RDWR);
+        if (fcntl(fd, F_GETFD) < 0)
+            open("/dev/null", O_RDWR);
     parse_args(argc, argv);
 
     sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGCHLD);
     struct sigaction tstp;
-    if (sigaction(SIGTSTP, NULL, &tstp) == 0 && tstp.sa_handler != SIG_IGN) sigaddset(&mask, SIGTSTP);
+    if (sigaction(SIGTSTP, NULL, &tstp) == 0 && tstp.sa_handler != SIG_IGN)
+        sigaddset(&mask, SIGTSTP);
     sigaddset(&mask, SIGCONT);
     for (size_t i = 0; i < sizeof fwd_signals / sizeof fwd_signals[0]; i++) {
         /* a signal ignored on entry stays ignored, for us and the PEs (nohup; background jobs of a script) */
         struct sigaction sa;
-        if (sigaction(fwd_signals[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN) continue;
+        if (sigaction(fwd_signals[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+            continue;
         sigaddset(&mask, fwd_signals[i]);
     }
     sigprocmask(SIG_BLOCK, &mask, &job.oldmask);
@@ -845,8 +920,10 @@ int main(int argc, char **argv) {
         return 1;
     }
     spawn_all();
-    if (job.verbose) note("oshrun: started %d PE(s) of %s, job %s", job.npes, job.argv[0], job.jobid);
-    if (job.timeout_s > 0) job.timeout_at_ms = now_ms() + (long long)(job.timeout_s * 1000);
+    if (job.verbose)
+        note("oshrun: started %d PE(s) of %s, job %s", job.npes, job.argv[0], job.jobid);
+    if (job.timeout_s > 0)
+        job.timeout_at_ms = now_ms() + (long long)(job.timeout_s * 1000);
 
     size_t maxfds = 2 + 3 * (size_t)job.npes;
     struct pollfd *pf = calloc(maxfds, sizeof *pf);
@@ -875,7 +952,8 @@ int main(int argc, char **argv) {
                 }
         }
         long long now = now_ms(), wake = -1;
-        if (job.kill_at_ms >= 0 && !job.kill_sent) wake = job.kill_at_ms;
+        if (job.kill_at_ms >= 0 && !job.kill_sent)
+            wake = job.kill_at_ms;
         if (job.timeout_at_ms >= 0 && !job.tearing_down && (wake < 0 || job.timeout_at_ms < wake))
             wake = job.timeout_at_ms;
         int timeout = wake < 0 ? -1 : wake <= now ? 0 : (int)(wake - now > INT_MAX ? INT_MAX : wake - now);
@@ -886,19 +964,25 @@ int main(int argc, char **argv) {
         }
         /* boot sockets before the signalfd: a message written just before a PE's exit is seen first */
         for (size_t i = 0; rc > 0 && i < n; i++) {
-            if (!pf[i].revents || kind[i] < 0) continue;
+            if (!pf[i].revents || kind[i] < 0)
+                continue;
             struct pe *p = owner[i];
             if (kind[i] == 0) {
-                if (pf[i].revents & POLLOUT) write_pe(p);
-                if (pf[i].revents & (POLLIN | POLLHUP | POLLERR)) read_pe(p);
+                if (pf[i].revents & POLLOUT)
+                    write_pe(p);
+                if (pf[i].revents & (POLLIN | POLLHUP | POLLERR))
+                    read_pe(p);
             } else {
                 tag_read(p, &p->tag[kind[i] - 1]);
             }
         }
         for (size_t i = 0; rc > 0 && i < n; i++) {
-            if (!pf[i].revents) continue;
-            if (kind[i] == -1) handle_signals();
-            if (kind[i] == -2) forward_stdin();
+            if (!pf[i].revents)
+                continue;
+            if (kind[i] == -1)
+                handle_signals();
+            if (kind[i] == -2)
+                forward_stdin();
         }
         check_stuck();
         now = now_ms();
@@ -910,7 +994,8 @@ int main(int argc, char **argv) {
         }
     }
     /* grandchildren of a failed job go too; a clean job's background processes are left alone */
-    if (job.tearing_down) signal_group(SIGKILL);
+    if (job.tearing_down)
+        signal_group(SIGKILL);
     for (int r = 0; r < job.npes; r++)
         for (int s = 0; s < 2; s++)
             if (job.pes[r].tag[s].fd >= 0) {
@@ -918,7 +1003,8 @@ int main(int argc, char **argv) {
                 tag_read(&job.pes[r], &job.pes[r].tag[s]);
                 if (job.pes[r].tag[s].fd >= 0) {
                     struct tagstream *t = &job.pes[r].tag[s];
-                    if (t->len) tag_emit(&job.pes[r], t, t->buf, t->len, 1);
+                    if (t->len)
+                        tag_emit(&job.pes[r], t, t->buf, t->len, 1);
                     close(t->fd);
                     t->fd = -1;
                 }

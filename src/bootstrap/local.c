@@ -24,7 +24,14 @@
  * i32 size, i32 pid}, ALLGATHER {blob}, ABORT {arg = exit code; message text}, FINALIZE {}.  oshrun -> PE: HELLO_OK {},
  * ALLGATHER_REPLY {size * blob bytes, rank order}.  A barrier is an allgather of 0 bytes. */
 #define BOOT_PROTO_VERSION 1u
-enum { BOOT_HELLO = 1, BOOT_ALLGATHER = 2, BOOT_ABORT = 3, BOOT_FINALIZE = 4, BOOT_HELLO_OK = 5, BOOT_ALLGATHER_REPLY = 6 };
+enum {
+    BOOT_HELLO = 1,
+    BOOT_ALLGATHER = 2,
+    BOOT_ABORT = 3,
+    BOOT_FINALIZE = 4,
+    BOOT_HELLO_OK = 5,
+    BOOT_ALLGATHER_REPLY = 6
+};
 struct boot_hdr {
     uint32_t type;
     uint32_t arg;
@@ -52,8 +59,10 @@ static void say(const char *fmt, ...) {
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line - 1, fmt, ap);
     va_end(ap);
-    if (n < 0) return;
-    if ((size_t)n > sizeof line - 2) n = sizeof line - 2;
+    if (n < 0)
+        return;
+    if ((size_t)n > sizeof line - 2)
+        n = sizeof line - 2;
     line[n++] = '\n';
     ssize_t w = write(2, line, (size_t)n); /* one write: the line stays whole among the other PEs' output */
     (void)w;
@@ -73,7 +82,8 @@ static int send_msg(uint32_t type, uint32_t arg, const void *body, size_t len) {
     while (mh.msg_iovlen > 0) {
         ssize_t n = sendmsg(boot.fd, &mh, MSG_NOSIGNAL);
         if (n < 0) {
-            if (errno == EINTR) continue;
+            if (errno == EINTR)
+                continue;
             return errno;
         }
         while (mh.msg_iovlen > 0 && (size_t)n >= mh.msg_iov[0].iov_len) { /* short write: skip what went out */
@@ -93,9 +103,12 @@ static int recv_all(void *buf, size_t len) {
     char *p = buf;
     while (len > 0) {
         ssize_t n = read(boot.fd, p, len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return errno;
-        if (n == 0) return -1;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return errno;
+        if (n == 0)
+            return -1;
         p += n;
         len -= (size_t)n;
     }
@@ -106,27 +119,33 @@ static void send_or_die(uint32_t type, uint32_t arg, const void *body, size_t le
     pthread_mutex_lock(&boot.send_lock);
     int e = send_msg(type, arg, body, len);
     pthread_mutex_unlock(&boot.send_lock);
-    if (e) lost_launcher(what, e);
+    if (e)
+        lost_launcher(what, e);
 }
 
 /* Receives one message of `type` carrying exactly `len` bytes into buf. */
 static void recv_or_die(uint32_t type, void *buf, size_t len, const char *what) {
     struct boot_hdr h;
     int e = recv_all(&h, sizeof h);
-    if (e) lost_launcher(what, e > 0 ? e : 0);
+    if (e)
+        lost_launcher(what, e > 0 ? e : 0);
     if (h.type != type || h.len != len) {
         char msg[160];
-        snprintf(msg, sizeof msg, "bootstrap protocol error while %s: oshrun sent type %u with %llu bytes, expected "
-                 "type %u with %zu", what, (unsigned)h.type, (unsigned long long)h.len, (unsigned)type, len);
+        snprintf(msg, sizeof msg,
+                 "bootstrap protocol error while %s: oshrun sent type %u with %llu bytes, expected "
+                 "type %u with %zu",
+                 what, (unsigned)h.type, (unsigned long long)h.len, (unsigned)type, len);
         shmemb_abort(1, msg);
     }
     e = recv_all(buf, len);
-    if (e) lost_launcher(what, e > 0 ? e : 0);
+    if (e)
+        lost_launcher(what, e > 0 ? e : 0);
 }
 
 static int jobid_ok(const char *s) {
     size_t n = strlen(s);
-    if (n == 0 || n > JOBID_MAX) return 0;
+    if (n == 0 || n > JOBID_MAX)
+        return 0;
     for (size_t i = 0; i < n; i++)
         if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
               s[i] == '-' || s[i] == '_' || s[i] == '.'))
@@ -162,34 +181,41 @@ int shmemb_init(struct shmemb_info *info) {
     }
     if (fd < 0) {
         /* no launcher: a singleton, unless the environment says otherwise */
-        if ((size < 0 || size == 1) && (rank == -1 || rank == 0)) return init_singleton(info);
+        if ((size < 0 || size == 1) && (rank == -1 || rank == 0))
+            return init_singleton(info);
         if (size < 0)
             say("gshmem: GSHMEM_RANK=%ld is set but GSHMEM_SIZE and GSHMEM_BOOT_FD are not; start the program with "
-                "oshrun, or unset GSHMEM_RANK", rank);
+                "oshrun, or unset GSHMEM_RANK",
+                rank);
         else
             say("gshmem: GSHMEM_SIZE=%ld is set but GSHMEM_BOOT_FD is not, so this process cannot reach its launcher; "
-                "start the program with 'oshrun -np N', or unset GSHMEM_SIZE and GSHMEM_RANK", size);
+                "start the program with 'oshrun -np N', or unset GSHMEM_SIZE and GSHMEM_RANK",
+                size);
         return -1;
     }
     if (size < 1 || size > INT32_MAX) {
         say("gshmem: GSHMEM_BOOT_FD=%ld is set but GSHMEM_SIZE=%ld is not a number of PEs (1 or more); was the program "
-            "started by oshrun?", fd, size);
+            "started by oshrun?",
+            fd, size);
         return -1;
     }
     if (rank < 0 || rank >= size) {
         say("gshmem: GSHMEM_RANK=%ld is out of range for GSHMEM_SIZE=%ld (0 <= GSHMEM_RANK < GSHMEM_SIZE); was the "
-            "program started by oshrun?", rank, size);
+            "program started by oshrun?",
+            rank, size);
         return -1;
     }
     if (!jobid_ok(jobid)) {
         say("gshmem: GSHMEM_JOBID='%s' is not a job id (1 to %d characters from A-Z a-z 0-9 - _ .); was the program "
-            "started by oshrun?", jobid, JOBID_MAX);
+            "started by oshrun?",
+            jobid, JOBID_MAX);
         return -1;
     }
     struct stat st;
     if (fd > INT32_MAX || fstat((int)fd, &st) != 0 || !S_ISSOCK(st.st_mode)) {
         say("gshmem: GSHMEM_BOOT_FD=%ld is not an open socket: this process has oshrun's environment but not its "
-            "connection (was it started by a PE rather than by oshrun?)", fd);
+            "connection (was it started by a PE rather than by oshrun?)",
+            fd);
         return -1;
     }
     boot.fd = (int)fd;
@@ -209,7 +235,8 @@ int shmemb_init(struct shmemb_info *info) {
     info->size = boot.size;
     snprintf(info->jobid, sizeof info->jobid, "%s", jobid);
     info->name = "local";
-    if (shmemi_env.debug) say("gshmem: PE %d of %d: local bootstrap connected to oshrun, job %s", boot.rank, boot.size, jobid);
+    if (shmemi_env.debug)
+        say("gshmem: PE %d of %d: local bootstrap connected to oshrun, job %s", boot.rank, boot.size, jobid);
     return 0;
 }
 
@@ -219,7 +246,8 @@ int shmemb_allgather(const void *in, void *out, size_t len) {
         return -1;
     }
     if (boot.singleton) {
-        if (len) memmove(out, in, len);
+        if (len)
+            memmove(out, in, len);
         return 0;
     }
     if (len > BOOT_MAX_BLOB) {
@@ -234,14 +262,14 @@ int shmemb_allgather(const void *in, void *out, size_t len) {
     return 0;
 }
 
-int shmemb_barrier(void) {
-    return shmemb_allgather(NULL, NULL, 0);
-}
+int shmemb_barrier(void) { return shmemb_allgather(NULL, NULL, 0); }
 
 int shmemb_finalize(void) {
-    if (boot.state != 1) return 0;
+    if (boot.state != 1)
+        return 0;
     boot.state = 2;
-    if (boot.singleton) return 0;
+    if (boot.singleton)
+        return 0;
     pthread_mutex_lock(&boot.coll_lock);
     pthread_mutex_lock(&boot.send_lock);
     (void)send_msg(BOOT_FINALIZE, 0, NULL, 0); /* if oshrun is gone there is nobody to tell */
@@ -263,10 +291,12 @@ void shmemb_abort(int code, const char *msg) {
         dl.tv_sec += 1;
         int locked = pthread_mutex_timedlock(&boot.send_lock, &dl) == 0;
         told = send_msg(BOOT_ABORT, (uint32_t)code, msg, len) == 0;
-        if (locked) pthread_mutex_unlock(&boot.send_lock);
+        if (locked)
+            pthread_mutex_unlock(&boot.send_lock);
     }
     if (!told) {
-        if (len) say("gshmem: PE %d: %.*s", boot.rank, (int)len, msg);
+        if (len)
+            say("gshmem: PE %d: %.*s", boot.rank, (int)len, msg);
         _exit(code);
     }
     /* oshrun prints the message and kills every PE, this one included; wait for that so all PEs end together */
@@ -275,12 +305,14 @@ void shmemb_abort(int code, const char *msg) {
     for (;;) {
         clock_gettime(CLOCK_MONOTONIC, &t);
         long waited = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
-        if (waited >= ABORT_WAIT_MS) break;
+        if (waited >= ABORT_WAIT_MS)
+            break;
         struct pollfd pf = {.fd = boot.fd, .events = POLLIN};
         int rc = poll(&pf, 1, (int)(ABORT_WAIT_MS - waited));
         if (rc > 0) {
             char c;
-            if (read(boot.fd, &c, 1) == 0) break; /* oshrun is gone */
+            if (read(boot.fd, &c, 1) == 0)
+                break; /* oshrun is gone */
         }
     }
     _exit(code);

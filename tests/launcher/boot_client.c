@@ -16,7 +16,8 @@ extern char **environ;
 static const char *env(const char *name) {
     size_t n = strlen(name);
     for (char **e = environ; *e; e++)
-        if (!strncmp(*e, name, n) && (*e)[n] == '=') return *e + n + 1;
+        if (!strncmp(*e, name, n) && (*e)[n] == '=')
+            return *e + n + 1;
     return NULL;
 }
 static long env_long(const char *name) {
@@ -38,20 +39,25 @@ static void exchange(struct shmemb_info *in) {
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         size_t len = sizes[k];
         unsigned char *mine = malloc(len + 1), *all = malloc(len * (size_t)in->size + 1);
-        for (size_t i = 0; i < len; i++) mine[i] = (unsigned char)(in->rank * 31 + i);
+        for (size_t i = 0; i < len; i++)
+            mine[i] = (unsigned char)(in->rank * 31 + i);
         check(shmemb_allgather(mine, all, len) == 0, "allgather returns 0");
         for (int r = 0; r < in->size; r++)
-            for (size_t i = 0; i < len; i++) check(all[(size_t)r * len + i] == (unsigned char)(r * 31 + i), "allgather data");
+            for (size_t i = 0; i < len; i++)
+                check(all[(size_t)r * len + i] == (unsigned char)(r * 31 + i), "allgather data");
         /* in place: my contribution already sits in my slot */
         memset(all, 0, len * (size_t)in->size);
-        for (size_t i = 0; i < len; i++) all[(size_t)in->rank * len + i] = (unsigned char)(in->rank * 31 + i);
+        for (size_t i = 0; i < len; i++)
+            all[(size_t)in->rank * len + i] = (unsigned char)(in->rank * 31 + i);
         check(shmemb_allgather(all + (size_t)in->rank * len, all, len) == 0, "in-place allgather returns 0");
         for (int r = 0; r < in->size; r++)
-            for (size_t i = 0; i < len; i++) check(all[(size_t)r * len + i] == (unsigned char)(r * 31 + i), "in-place data");
+            for (size_t i = 0; i < len; i++)
+                check(all[(size_t)r * len + i] == (unsigned char)(r * 31 + i), "in-place data");
         free(mine);
         free(all);
     }
-    for (int i = 0; i < 200; i++) check(shmemb_barrier() == 0, "barrier returns 0");
+    for (int i = 0; i < 200; i++)
+        check(shmemb_barrier() == 0, "barrier returns 0");
 }
 
 int main(int argc, char **argv) {
@@ -63,10 +69,12 @@ int main(int argc, char **argv) {
     shmemi_env.boot_size = env_long("GSHMEM_SIZE");
     shmemi_env.boot_jobid = env("GSHMEM_JOBID") ? env("GSHMEM_JOBID") : "";
 
-    if (!strcmp(mode, "noinit-exit") && shmemi_env.boot_rank == target) return 0; /* leaves before "shmem_init" */
+    if (!strcmp(mode, "noinit-exit") && shmemi_env.boot_rank == target)
+        return 0; /* leaves before "shmem_init" */
 
     struct shmemb_info info;
-    if (shmemb_init(&info)) return 1;
+    if (shmemb_init(&info))
+        return 1;
     printf("PE %d of %d pid %d job %s backend %s\n", info.rank, info.size, (int)getpid(), info.jobid, info.name);
     fflush(stdout);
     check(info.rank >= 0 && info.rank < info.size, "rank in range");
@@ -88,18 +96,26 @@ int main(int argc, char **argv) {
         raise(SIGKILL);
     }
     if (info.rank == target) {
-        if (!strcmp(mode, "abort")) shmemb_abort(code, NULL);
-        if (!strcmp(mode, "abortmsg")) shmemb_abort(code, "boot_client: this PE found a fatal problem");
-        if (!strcmp(mode, "segv")) raise(SIGSEGV);
-        if (!strcmp(mode, "exit0")) _exit(0);
-        if (!strcmp(mode, "exit5")) _exit(5);
+        if (!strcmp(mode, "abort"))
+            shmemb_abort(code, NULL);
+        if (!strcmp(mode, "abortmsg"))
+            shmemb_abort(code, "boot_client: this PE found a fatal problem");
+        if (!strcmp(mode, "segv")) {
+            signal(SIGSEGV, SIG_DFL); /* a sanitizer would turn the crash into exit(1) */
+            raise(SIGSEGV);
+        }
+        if (!strcmp(mode, "exit0"))
+            _exit(0);
+        if (!strcmp(mode, "exit5"))
+            _exit(5);
         if (!strcmp(mode, "finalize-early")) {
             shmemb_finalize();
             return 0;
         }
     }
     if (!strcmp(mode, "hang")) {
-        for (;;) pause();
+        for (;;)
+            pause();
     }
     shmemb_barrier(); /* the other PEs wait here until oshrun tears them down */
     shmemb_finalize();

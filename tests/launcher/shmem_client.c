@@ -1,5 +1,6 @@
 /* shmem_client.c - the launcher scenarios of boot_client through the public API, against the whole library:
- * shmem_init, barriers, a put around the ring, shmem_global_exit, crashes after init.  Usage: shmem_client MODE [PE [CODE]] */
+ * shmem_init, barriers, a put around the ring, shmem_global_exit, crashes after init.  Usage: shmem_client MODE [PE
+ * [CODE]] */
 #include <shmem.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,13 +13,15 @@ extern char **environ;
 static long env_long(const char *name) {
     size_t n = strlen(name);
     for (char **e = environ; *e; e++)
-        if (!strncmp(*e, name, n) && (*e)[n] == '=') return strtol(*e + n + 1, NULL, 10);
+        if (!strncmp(*e, name, n) && (*e)[n] == '=')
+            return strtol(*e + n + 1, NULL, 10);
     return -1;
 }
 static const char *env_str(const char *name) {
     size_t n = strlen(name);
     for (char **e = environ; *e; e++)
-        if (!strncmp(*e, name, n) && (*e)[n] == '=') return *e + n + 1;
+        if (!strncmp(*e, name, n) && (*e)[n] == '=')
+            return *e + n + 1;
     return "none";
 }
 
@@ -29,7 +32,8 @@ int main(int argc, char **argv) {
     int target = argc > 2 ? atoi(argv[2]) : 1;
     int code = argc > 3 ? atoi(argv[3]) : 7;
 
-    if (!strcmp(mode, "noinit-exit") && env_long("GSHMEM_RANK") == target) return 0;
+    if (!strcmp(mode, "noinit-exit") && env_long("GSHMEM_RANK") == target)
+        return 0;
 
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
@@ -55,15 +59,24 @@ int main(int argc, char **argv) {
     }
     shmem_barrier_all();
     if (me == target) {
-        if (!strcmp(mode, "abort")) shmem_global_exit(code);
-        if (!strcmp(mode, "segv")) raise(SIGSEGV);
-        if (!strcmp(mode, "shmleak")) raise(SIGKILL);
-        if (!strcmp(mode, "exit0")) _exit(0);
-        if (!strcmp(mode, "exit5")) _exit(5);
-        if (!strcmp(mode, "misuse")) shmem_int_p(&ring_dest, 1, n + 5); /* PE out of range: the library aborts */
+        if (!strcmp(mode, "abort"))
+            shmem_global_exit(code);
+        if (!strcmp(mode, "segv")) {
+            signal(SIGSEGV, SIG_DFL); /* a sanitizer would turn the crash into exit(1) */
+            raise(SIGSEGV);
+        }
+        if (!strcmp(mode, "shmleak"))
+            raise(SIGKILL);
+        if (!strcmp(mode, "exit0"))
+            _exit(0);
+        if (!strcmp(mode, "exit5"))
+            _exit(5);
+        if (!strcmp(mode, "misuse"))
+            shmem_int_p(&ring_dest, 1, n + 5); /* PE out of range: the library aborts */
     }
     if (!strcmp(mode, "hang"))
-        for (;;) pause();
+        for (;;)
+            pause();
     shmem_barrier_all(); /* the others wait here until oshrun tears them down */
     shmem_finalize();
     return 0;
