@@ -113,6 +113,16 @@ int main(int argc, char **argv) {
             return 0;
         }
     }
+    if (!strcmp(mode, "nested") && info.rank == 0) {
+        /* a program this PE starts inherits the environment but must not inherit the connection */
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd,
+                 "if [ -e /proc/$$/fd/%ld ]; then echo 'boot fd leaked'; else echo 'boot fd closed'; fi; exec '%s' ok",
+                 shmemi_env.boot_fd, argv[0]);
+        int st = system(cmd);
+        printf("nested status %d\n", st);
+        fflush(stdout);
+    }
     if (!strcmp(mode, "hang")) {
         for (;;)
             pause();

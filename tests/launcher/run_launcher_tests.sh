@@ -370,6 +370,20 @@ export_var)
   run -np 1 -x =bad true
   expect_rc 2
   ;;
+rank_mismatch)
+  run -np 2 env GSHMEM_RANK=1 "$CLIENT" ok
+  expect_rc 1
+  expect_quick
+  expect_err '^oshrun: PE 0 \(pid [0-9]+\) says it is rank 1 of 2, but oshrun started it as rank 0 of 2'
+  expect_pes_gone
+  ;;
+nested)
+  run -np 2 "$CLIENT" nested
+  expect_rc 0
+  expect_out '^boot fd closed$'
+  expect_out '^nested status [1-9]'
+  expect_err 'GSHMEM_BOOT_FD=[0-9]+ is not an open socket'
+  ;;
 *)
   echo "unknown case $case_name" >&2
   exit 2
