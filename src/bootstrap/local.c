@@ -19,26 +19,7 @@
 #include "bootstrap/bootstrap.h"
 #include "core/env.h"
 
-/* ---- wire protocol, shared with tools/oshrun.c (keep the two copies identical) ----
- * Every message is a 16-byte header followed by `len` payload bytes.  PE -> oshrun: HELLO {u32 version, i32 rank,
- * i32 size, i32 pid}, ALLGATHER {blob}, ABORT {arg = exit code; message text}, FINALIZE {}.  oshrun -> PE: HELLO_OK {},
- * ALLGATHER_REPLY {size * blob bytes, rank order}.  A barrier is an allgather of 0 bytes. */
-#define BOOT_PROTO_VERSION 1u
-enum {
-    BOOT_HELLO = 1,
-    BOOT_ALLGATHER = 2,
-    BOOT_ABORT = 3,
-    BOOT_FINALIZE = 4,
-    BOOT_HELLO_OK = 5,
-    BOOT_ALLGATHER_REPLY = 6
-};
-struct boot_hdr {
-    uint32_t type;
-    uint32_t arg;
-    uint64_t len;
-};
-#define BOOT_MAX_BLOB (64u << 20)
-#define BOOT_MAX_ABORT_MSG 4096
+#include "bootstrap/local_proto.h"
 
 #define ABORT_WAIT_MS 5000 /* how long an aborting PE waits for oshrun to kill it (oshrun escalates after 2 s) */
 #define JOBID_MAX 40       /* leaves room in shmemb_info.jobid and in segment names */
