@@ -69,7 +69,7 @@ void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int
     char *d = shmemi_xlate(dest, nbytes, pe, fn);
     check_buf(src, nbytes, fn, "source");
     memcpy(d, src, nbytes);
-    shmemi_ring(pe);
+    shmemi_ring(pe, dest, nbytes);
 }
 
 void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *fn) {
@@ -98,7 +98,7 @@ void shmemi_p(shmem_ctx_t ctx, void *dest, const void *value, size_t size, int p
         store_elem(d, value, size);
     else
         memcpy(d, value, size);
-    shmemi_ring(pe);
+    shmemi_ring(pe, dest, size);
 }
 
 void shmemi_g(shmem_ctx_t ctx, void *out, const void *src, size_t size, int pe, const char *fn) {
@@ -144,7 +144,7 @@ void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, pt
     char *d = xlate_strided(dest, dst, nelems, es, pe, fn);
     check_buf(src, nelems, fn, "source");
     copy_strided(d, src, dst, sst, nelems, es);
-    shmemi_ring(pe);
+    shmemi_ring(pe, dest, ((nelems - 1) * (size_t)dst + 1) * es);
 }
 
 void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t es,
@@ -173,7 +173,7 @@ void shmemi_ibput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, p
     check_buf(src, nblocks, fn, "source");
     for (size_t b = 0; b < nblocks; b++)
         memcpy(d + b * (size_t)dst * es, (const char *)src + b * (size_t)sst * es, bsize * es);
-    shmemi_ring(pe);
+    shmemi_ring(pe, dest, ((nblocks - 1) * (size_t)dst + bsize) * es);
 }
 
 void shmemi_ibget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
@@ -209,7 +209,9 @@ void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t nbyt
         __atomic_fetch_add(sig, signal, __ATOMIC_SEQ_CST);
     else
         shmemi_fatal(fn, "sig_op %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD", sig_op);
-    shmemi_ring(pe);
+    shmemi_ring(pe, sig_addr, sizeof *sig_addr);
+    if (nbytes)
+        shmemi_ring(pe, dest, nbytes);
 }
 
 void shmemi_put_signal_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, uint64_t *sig_addr,
@@ -252,7 +254,7 @@ uint64_t shmemi_amo(shmem_ctx_t ctx, int op, void *dest, uint64_t value, uint64_
     uint64_t r =
         size == 8 ? amo64((uint64_t *)(void *)p, op, value, cond) : amo32((uint32_t *)(void *)p, op, value, cond);
     if (op != SHMEMI_AMO_FETCH)
-        shmemi_ring(pe);
+        shmemi_ring(pe, dest, size);
     return r;
 }
 

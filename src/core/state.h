@@ -36,6 +36,8 @@ struct shmemi_seg {
 struct shmemi_ctl {
     _Alignas(SHMEMI_CACHELINE) uint32_t bell; /* futex word: bumped by a writer that finds sleepers */
     uint32_t sleepers;                        /* threads of this PE asleep on bell */
+    int32_t wait_seg;                         /* what the sleeper waits on: a user segment index, or SHMEMI_WAITON_* */
+    uint64_t wait_lo, wait_hi;                /* byte offsets [lo, hi) in that segment */
     _Alignas(SHMEMI_CACHELINE) uint64_t barrier[SHMEMI_BARRIER_ROUNDS];
     _Alignas(SHMEMI_CACHELINE) uint64_t scratch[8];
 };
@@ -89,14 +91,19 @@ static inline char *shmemi_xlate(const void *addr, size_t len, int pe, const cha
     return s->peer[pe] + off;
 }
 
-/* ---- waking sleeping waiters ---- */
-SHMEMI_HIDDEN void shmemi_ring_slow(struct shmemi_ctl *c);
-/* After a store into `pe`'s memory: wake it if one of its threads sleeps in a wait loop. */
-static inline void shmemi_ring(int pe) {
+/* ---- waking sleeping waiters ----
+ * A sleeper records what it waits on, so a writer wakes it (a futex system call) only for a store that can change
+ * the outcome: a PE idling in a barrier is not woken by every put another PE aims at its heap. */
+#define SHMEMI_WAITON_INTERNAL (-1) /* barrier/lock waits: only explicit shmemi_ring_force wakes them */
+#define SHMEMI_WAITON_ANY (-2)      /* several sleepers with different targets: any store wakes */
+SHMEMI_HIDDEN void shmemi_ring_slow(struct shmemi_ctl *c, const void *addr, size_t len);
+/* After a store to [addr, addr+len) (a symmetric address as this PE sees it) in `pe`'s copy. */
+static inline void shmemi_ring(int pe, const void *addr, size_t len) {
     struct shmemi_ctl *c = shmemi_rt.ctl[pe];
     if (SHMEMI_UNLIKELY(__atomic_load_n(&c->sleepers, __ATOMIC_RELAXED)))
-        shmemi_ring_slow(c);
+        shmemi_ring_slow(c, addr, len);
 }
+SHMEMI_HIDDEN void shmemi_ring_force(int pe);
 SHMEMI_HIDDEN void shmemi_ring_all(void);
 
 static inline void shmemi_cpu_relax(void) {
@@ -123,15 +130,18 @@ struct shmemi_waiter {
     int sleeping;
     uint32_t seq;
     unsigned sleeps;
+    const void *addr; /* the symmetric bytes waited on, or NULL for internal waits */
+    size_t len;
 };
 SHMEMI_HIDDEN void shmemi_waiter_pause(struct shmemi_waiter *w); /* spin/yield phases; sets up sleeping */
 SHMEMI_HIDDEN void shmemi_waiter_sleep(struct shmemi_waiter *w); /* futex wait on bell (after re-check) */
 SHMEMI_HIDDEN void shmemi_waiter_done(struct shmemi_waiter *w);
 
-#define SHMEMI_WAIT_FOR(cond)                                                                                          \
+#define SHMEMI_WAIT_FOR(cond) SHMEMI_WAIT_FOR_VAR(cond, NULL, 0)
+#define SHMEMI_WAIT_FOR_VAR(cond, var, varlen)                                                                         \
     do {                                                                                                               \
         if (!(cond)) {                                                                                                 \
-            struct shmemi_waiter w_ = {0, 0, 0, 0};                                                                    \
+            struct shmemi_waiter w_ = {0, 0, 0, 0, (var), (varlen)};                                                   \
             for (;;) {                                                                                                 \
                 shmemi_waiter_pause(&w_);                                                                              \
                 if (cond)                                                                                              \

@@ -12,7 +12,7 @@ void shmemi_barrier_internal(void) {
     for (int r = 0, dist = 1; dist < n; r++, dist <<= 1) {
         int to = (me + dist) % n;
         __atomic_store_n(&shmemi_rt.ctl[to]->barrier[r], epoch, __ATOMIC_RELEASE);
-        shmemi_ring(to);
+        shmemi_ring_force(to);
         SHMEMI_WAIT_FOR(__atomic_load_n(&mine->barrier[r], __ATOMIC_ACQUIRE) >= epoch);
     }
 }

@@ -14,15 +14,35 @@ static void futex_wait(uint32_t *addr, uint32_t val, long ns) {
     syscall(SYS_futex, addr, FUTEX_WAIT, val, &ts, NULL, 0);
 }
 
-void shmemi_ring_slow(struct shmemi_ctl *c) {
+static void wake(struct shmemi_ctl *c) {
     __atomic_fetch_add(&c->bell, 1, __ATOMIC_SEQ_CST);
     syscall(SYS_futex, &c->bell, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+void shmemi_ring_slow(struct shmemi_ctl *c, const void *addr, size_t len) {
+    int ws = __atomic_load_n(&c->wait_seg, __ATOMIC_ACQUIRE);
+    if (ws == SHMEMI_WAITON_INTERNAL)
+        return;
+    if (ws != SHMEMI_WAITON_ANY) {
+        size_t off;
+        struct shmemi_seg *s = shmemi_find_seg(addr, &off);
+        if (!s || s - shmemi_rt.segs != ws || off >= __atomic_load_n(&c->wait_hi, __ATOMIC_RELAXED) ||
+            off + len <= __atomic_load_n(&c->wait_lo, __ATOMIC_RELAXED))
+            return;
+    }
+    wake(c);
+}
+
+void shmemi_ring_force(int pe) {
+    struct shmemi_ctl *c = shmemi_rt.ctl[pe];
+    if (__atomic_load_n(&c->sleepers, __ATOMIC_RELAXED))
+        wake(c);
 }
 
 void shmemi_ring_all(void) {
     for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
         if (shmemi_rt.ctl[pe])
-            shmemi_ring(pe);
+            shmemi_ring_force(pe);
 }
 
 void shmemi_waiter_pause(struct shmemi_waiter *w) {
@@ -39,6 +59,20 @@ void shmemi_waiter_pause(struct shmemi_waiter *w) {
     }
     struct shmemi_ctl *me = shmemi_rt.ctl[shmemi_rt.my_pe];
     if (!w->sleeping) {
+        int32_t seg = SHMEMI_WAITON_INTERNAL;
+        size_t off = 0;
+        if (w->addr) {
+            struct shmemi_seg *s = shmemi_find_seg(w->addr, &off);
+            seg = s ? (int32_t)(s - shmemi_rt.segs) : SHMEMI_WAITON_ANY;
+        }
+        /* publish the target before raising sleepers, so a writer that sees us asleep sees what we wait on */
+        if (__atomic_load_n(&me->sleepers, __ATOMIC_ACQUIRE) == 0) {
+            __atomic_store_n(&me->wait_lo, (uint64_t)off, __ATOMIC_RELAXED);
+            __atomic_store_n(&me->wait_hi, (uint64_t)(off + w->len), __ATOMIC_RELAXED);
+            __atomic_store_n(&me->wait_seg, seg, __ATOMIC_RELEASE);
+        } else if (__atomic_load_n(&me->wait_seg, __ATOMIC_RELAXED) != seg || seg >= 0) {
+            __atomic_store_n(&me->wait_seg, (int32_t)SHMEMI_WAITON_ANY, __ATOMIC_RELEASE);
+        }
         __atomic_fetch_add(&me->sleepers, 1, __ATOMIC_SEQ_CST);
         w->sleeping = 1;
     }
@@ -154,7 +188,7 @@ static inline int satisfied(const void *ivar, int cmp, const void *value, struct
 
 void shmemi_wait_until(void *ivar, int cmp, const void *value, int dtype, const char *fn) {
     struct dt_info t = check_args(ivar, 1, cmp, dtype, fn);
-    SHMEMI_WAIT_FOR(satisfied(ivar, cmp, value, t));
+    SHMEMI_WAIT_FOR_VAR(satisfied(ivar, cmp, value, t), ivar, t.size);
 }
 
 int shmemi_test(void *ivar, int cmp, const void *value, int dtype, const char *fn) {
@@ -204,7 +238,8 @@ size_t shmemi_wait_set(int mode, int block, void *ivars, size_t nelems, const in
     static __thread size_t any_start;
     size_t start = mode == SHMEMI_WAIT_ANY ? any_start % nelems : 0, r;
     if (block)
-        SHMEMI_WAIT_FOR((r = scan(mode, ivars, nelems, status, indices, cmp, values, vec, t, &start)) != 0);
+        SHMEMI_WAIT_FOR_VAR((r = scan(mode, ivars, nelems, status, indices, cmp, values, vec, t, &start)) != 0, ivars,
+                            nelems * t.size);
     else
         r = scan(mode, ivars, nelems, status, indices, cmp, values, vec, t, &start);
     if (mode == SHMEMI_WAIT_ANY) {
