@@ -15,6 +15,7 @@ usage: bench/compare.sh [options]
   --summary FILE    also copy the markdown summary to FILE (e.g. bench/results/<date>-<machine>.md)
   --title TEXT      heading of the markdown summary (default: date and uname)
   --only gshmem|oshmem   run one side only (the table shows n/a for the other)
+  --gshmem-env VAR=VALUE environment for the gshmem runs (repeatable), e.g. SHMEM_WAIT_SPIN=100000000
   --quick           shmem-perf --quick (smoke test of this script, not a measurement)
   -- ARGS...        extra arguments for shmem-perf (e.g. -- --test put_lat,pingpong --max 64K)
 EOF
@@ -32,6 +33,7 @@ title=
 only=
 quick=
 perf_args=()
+g_env=()
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -44,6 +46,7 @@ while [ $# -gt 0 ]; do
     --title) title=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --quick) quick=--quick; shift ;;
+    --gshmem-env) g_env+=("$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; perf_args=("$@"); break ;;
     *) echo "compare.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
@@ -103,7 +106,7 @@ o_extra=()
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "host: $(uname -srm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
   [ -r /etc/os-release ] && . /etc/os-release && echo "os: ${PRETTY_NAME:-unknown}"
-  echo "gshmem: ${g_run:-skipped} (binary ${g_bin:-none})"
+  echo "gshmem: ${g_run:-skipped} (binary ${g_bin:-none})${g_env[*]:+ with ${g_env[*]}}"
   echo "oshmem: ${o_run} ($("$o_run" --version 2>/dev/null | head -n1 || true))"
   echo "np: $np, rounds: $rounds, shmem-perf args: $quick ${perf_args[*]:-}"
 } >"$out/machine.txt"
@@ -113,7 +116,7 @@ run_one() { # impl round
   local impl=$1 r=$2 json="$out/$1-r$2.json" rc=0
   say "round $r: $impl (load: $(cut -d' ' -f1-3 /proc/loadavg))"
   if [ "$impl" = gshmem ]; then
-    timeout 900 "$g_run" -np "$np" "$g_bin" $quick ${perf_args[@]+"${perf_args[@]}"} --json "$json" \
+    timeout 900 env ${g_env[@]+"${g_env[@]}"} "$g_run" -np "$np" "$g_bin" $quick ${perf_args[@]+"${perf_args[@]}"} --json "$json" \
       >"$out/$impl-r$r.txt" 2>&1 || rc=$?
   else
     timeout 900 "${oshmem_env[@]}" "$o_run" ${o_extra[@]+"${o_extra[@]}"} -np "$np" "$o_bin" $quick \

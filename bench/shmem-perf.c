@@ -22,8 +22,8 @@ struct test {
     const char *name;
     const char *desc;
     enum unit unit;
-    int sized;      /* message size varies (else one point at .size_fixed) */
-    int bandwidth;  /* default size range is the bandwidth one; iterations are windows */
+    int sized;     /* message size varies (else one point at .size_fixed) */
+    int bandwidth; /* default size range is the bandwidth one; iterations are windows */
     size_t size_fixed;
     int (*available)(void);
     double (*run)(size_t size, long iters);
@@ -73,16 +73,14 @@ static long pp_seq; /* last ping-pong value used; identical on PE 0 and PE 1 */
 /* Hides the copy from the compiler so the memcpy reference loop is not folded away. */
 static void *(*volatile memcpy_fn)(void *, const void *, size_t) = memcpy;
 
-static double now(void)
-{
+static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* PE 0's value becomes every PE's; the second barrier keeps the next call from overwriting an unread value. */
-static long bcast_long(long v)
-{
+static long bcast_long(long v) {
     if (me == 0) {
         for (int pe = 1; pe < npes; pe++)
             shmem_long_p(&ctl_word, v, pe);
@@ -98,8 +96,7 @@ static long bcast_long(long v)
 static int always(void) { return 1; }
 static int two_pes(void) { return npes >= 2; }
 
-static size_t window_for(size_t size)
-{
+static size_t window_for(size_t size) {
     /* bounded bytes per window keeps 4 MiB points from taking seconds */
     size_t w = (size_t)opt.window;
     while (w > 1 && w * size > 64 * MIB)
@@ -109,8 +106,7 @@ static size_t window_for(size_t size)
 
 /* ---------------- the tests: PE 0 measures against PE 1 ---------------- */
 
-static double run_put_lat(size_t size, long iters)
-{
+static double run_put_lat(size_t size, long iters) {
     double t = 0;
     if (me == 0) {
         double t0 = now();
@@ -123,8 +119,7 @@ static double run_put_lat(size_t size, long iters)
     return t;
 }
 
-static double run_get_lat(size_t size, long iters)
-{
+static double run_get_lat(size_t size, long iters) {
     double t = 0;
     if (me == 0) {
         double t0 = now();
@@ -136,8 +131,7 @@ static double run_get_lat(size_t size, long iters)
 }
 
 /* One-way latency: half of a p/wait_until round trip. Values only grow, so flags are never reset. */
-static double run_pingpong(size_t size, long iters)
-{
+static double run_pingpong(size_t size, long iters) {
     double t = 0;
     long base = pp_seq;
     pp_seq += iters;
@@ -157,8 +151,7 @@ static double run_pingpong(size_t size, long iters)
     return t;
 }
 
-static double run_amo_fadd(size_t size, long iters)
-{
+static double run_amo_fadd(size_t size, long iters) {
     double t = 0;
     if (me == 0) {
         long sink = 0;
@@ -172,8 +165,7 @@ static double run_amo_fadd(size_t size, long iters)
     return t;
 }
 
-static double run_amo_fetch(size_t size, long iters)
-{
+static double run_amo_fetch(size_t size, long iters) {
     double t = 0;
     if (me == 0) {
         long sink = 0;
@@ -187,8 +179,7 @@ static double run_amo_fetch(size_t size, long iters)
     return t;
 }
 
-static double run_amo_cswap(size_t size, long iters)
-{
+static double run_amo_cswap(size_t size, long iters) {
     double t = 0;
     if (me == 0) {
         long cur = shmem_long_atomic_fetch(&amo_target, 1);
@@ -201,8 +192,7 @@ static double run_amo_cswap(size_t size, long iters)
     return t;
 }
 
-static double run_amo_add(size_t size, long iters)
-{
+static double run_amo_add(size_t size, long iters) {
     double t = 0;
     if (me == 0) {
         double t0 = now();
@@ -215,16 +205,14 @@ static double run_amo_add(size_t size, long iters)
     return t;
 }
 
-static double run_barrier(size_t size, long iters)
-{
+static double run_barrier(size_t size, long iters) {
     double t0 = now();
     for (long i = 0; i < iters; i++)
         shmem_barrier_all();
     return now() - t0;
 }
 
-static double run_put_bw(size_t size, long iters)
-{
+static double run_put_bw(size_t size, long iters) {
     double t = 0;
     if (me == 0) {
         size_t w = window_for(size);
@@ -239,8 +227,7 @@ static double run_put_bw(size_t size, long iters)
     return t;
 }
 
-static double run_get_bw(size_t size, long iters)
-{
+static double run_get_bw(size_t size, long iters) {
     double t = 0;
     if (me == 0) {
         size_t w = window_for(size);
@@ -255,8 +242,7 @@ static double run_get_bw(size_t size, long iters)
     return t;
 }
 
-static double run_memcpy_lat(size_t size, long iters)
-{
+static double run_memcpy_lat(size_t size, long iters) {
     double t = 0;
     if (me == 0) {
         double t0 = now();
@@ -267,8 +253,7 @@ static double run_memcpy_lat(size_t size, long iters)
     return t;
 }
 
-static double run_memcpy_bw(size_t size, long iters)
-{
+static double run_memcpy_bw(size_t size, long iters) {
     double t = 0;
     if (me == 0) {
         size_t w = window_for(size);
@@ -281,10 +266,24 @@ static double run_memcpy_bw(size_t size, long iters)
     return t;
 }
 
+/* memcpy into this PE's own symmetric heap: tells the cost of the library's mapping (page size, sharing) from
+ * the cost of its code when put_bw falls short of memcpy_bw. */
+static double run_memcpy_sym_bw(size_t size, long iters) {
+    double t = 0;
+    if (me == 0) {
+        size_t w = window_for(size);
+        double t0 = now();
+        for (long i = 0; i < iters; i++)
+            for (size_t j = 0; j < w; j++)
+                memcpy_fn(sym_b, loc_a, size);
+        t = now() - t0;
+    }
+    return t;
+}
+
 #if PERF_HAVE_15
 /* Round trip of put-with-signal answered by a signal: the 1.5 way to hand a message over. */
-static double run_put_signal(size_t size, long iters)
-{
+static double run_put_signal(size_t size, long iters) {
     double t = 0;
     uint64_t base = (uint64_t)pp_seq;
     pp_seq += iters;
@@ -309,20 +308,22 @@ static const struct test tests[] = {
     {"put_lat", "shmem_putmem + shmem_quiet per iteration", UNIT_US, 1, 0, 0, two_pes, run_put_lat},
     {"get_lat", "blocking shmem_getmem", UNIT_US, 1, 0, 0, two_pes, run_get_lat},
     {"memcpy_lat", "local memcpy, same sizes (reference)", UNIT_US, 1, 0, 0, always, run_memcpy_lat},
-    {"pingpong", "one-way latency: half a shmem_long_p + shmem_long_wait_until round trip", UNIT_US, 0, 0, 8,
-     two_pes, run_pingpong},
+    {"pingpong", "one-way latency: half a shmem_long_p + shmem_long_wait_until round trip", UNIT_US, 0, 0, 8, two_pes,
+     run_pingpong},
     {"amo_fadd", "shmem_long_atomic_fetch_add", UNIT_US, 0, 0, 8, two_pes, run_amo_fadd},
     {"amo_fetch", "shmem_long_atomic_fetch", UNIT_US, 0, 0, 8, two_pes, run_amo_fetch},
     {"amo_cswap", "shmem_long_atomic_compare_swap", UNIT_US, 0, 0, 8, two_pes, run_amo_cswap},
     {"amo_add", "shmem_long_atomic_add + shmem_quiet", UNIT_US, 0, 0, 8, two_pes, run_amo_add},
 #if PERF_HAVE_15
-    {"put_signal", "one-way latency: half a shmem_putmem_signal + shmem_signal_wait_until round trip", UNIT_US, 1, 0,
-     0, two_pes, run_put_signal},
+    {"put_signal", "one-way latency: half a shmem_putmem_signal + shmem_signal_wait_until round trip", UNIT_US, 1, 0, 0,
+     two_pes, run_put_signal},
 #endif
     {"barrier", "shmem_barrier_all, all PEs", UNIT_US, 0, 0, 0, always, run_barrier},
     {"put_bw", "window of shmem_putmem_nbi, then one shmem_quiet", UNIT_GBS, 1, 1, 0, two_pes, run_put_bw},
     {"get_bw", "window of shmem_getmem_nbi, then one shmem_quiet", UNIT_GBS, 1, 1, 0, two_pes, run_get_bw},
     {"memcpy_bw", "window of local memcpy (reference)", UNIT_GBS, 1, 1, 0, always, run_memcpy_bw},
+    {"memcpy_sym_bw", "window of local memcpy into this PE's own symmetric heap (reference)", UNIT_GBS, 1, 1, 0, always,
+     run_memcpy_sym_bw},
 };
 #define NTESTS (sizeof(tests) / sizeof(tests[0]))
 
@@ -338,22 +339,19 @@ struct result {
 static struct result *results;
 static size_t nresults, cap_results;
 
-static int cmp_double(const void *a, const void *b)
-{
+static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-static double value_of(const struct test *t, size_t size, long iters, double secs)
-{
+static double value_of(const struct test *t, size_t size, long iters, double secs) {
     if (t->unit == UNIT_GBS)
         return (double)size * (double)window_for(size) * (double)iters / secs / 1e9;
     return secs / (double)iters * 1e6;
 }
 
 /* Warm up, grow the count until a run takes long enough to time, then time R repetitions. */
-static void measure(const struct test *t, size_t size)
-{
+static void measure(const struct test *t, size_t size) {
     long floor_iters = t->bandwidth ? opt.bw_min_iters : opt.min_iters;
     long n = opt.quick ? 2 : (floor_iters < 16 ? floor_iters : 16);
 
@@ -408,15 +406,14 @@ static void measure(const struct test *t, size_t size)
                 shmem_global_exit(1);
         }
         results[nresults++] = res;
-        printf("%-11s %9zu %12.3f %12.3f %12.3f  %-4s %9ld\n", t->name, size, res.median, res.min, res.max,
+        printf("%-13s %9zu %12.3f %12.3f %12.3f  %-4s %9ld\n", t->name, size, res.median, res.min, res.max,
                t->unit == UNIT_US ? "us" : "GB/s", iters);
         fflush(stdout);
     }
     free(vals);
 }
 
-static size_t max_size_for(const struct test *t)
-{
+static size_t max_size_for(const struct test *t) {
     if (opt.user_max)
         return opt.max_size;
     return t->bandwidth ? 4 * MIB : opt.max_size;
@@ -424,8 +421,7 @@ static size_t max_size_for(const struct test *t)
 
 /* ---------------- options, output ---------------- */
 
-static void usage(FILE *f)
-{
+static void usage(FILE *f) {
     fprintf(f,
             "usage: oshrun -np 2 shmem-perf [options]\n"
             "  --test NAME[,NAME...]  tests to run (default: all); 'list' prints them\n"
@@ -441,17 +437,28 @@ static void usage(FILE *f)
             opt.min_iters, opt.reps, opt.window, opt.target_s);
 }
 
-static size_t parse_size(const char *s)
-{
+static size_t parse_size(const char *s) {
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
     if (errno || end == s)
         return 0;
     switch (*end) {
-    case 'k': case 'K': v *= KIB; end++; break;
-    case 'm': case 'M': v *= MIB; end++; break;
-    case 'g': case 'G': v *= MIB * KIB; end++; break;
+    case 'k':
+    case 'K':
+        v *= KIB;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        v *= MIB;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        v *= MIB * KIB;
+        end++;
+        break;
     default: break;
     }
     if (*end == 'B' || *end == 'b')
@@ -459,8 +466,7 @@ static size_t parse_size(const char *s)
     return *end ? 0 : (size_t)v;
 }
 
-static int selected(const char *list, const char *name)
-{
+static int selected(const char *list, const char *name) {
     if (!list)
         return 1;
     size_t n = strlen(name);
@@ -479,8 +485,7 @@ static int selected(const char *list, const char *name)
     return 0;
 }
 
-static void write_json(const char *path)
-{
+static void write_json(const char *path) {
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "shmem-perf: cannot write %s: %s\n", path, strerror(errno));
@@ -506,8 +511,7 @@ static void write_json(const char *path)
     fclose(f);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const char *list = NULL;
     int user_reps = 0, bad = 0;
 
@@ -571,7 +575,7 @@ int main(int argc, char **argv)
     if (list && !strcmp(list, "list")) {
         if (me == 0)
             for (size_t i = 0; i < NTESTS; i++)
-                printf("%-11s %s\n", tests[i].name, tests[i].desc);
+                printf("%-13s %s\n", tests[i].name, tests[i].desc);
         shmem_finalize();
         return 0;
     }
@@ -621,7 +625,7 @@ int main(int argc, char **argv)
                npes, opt.reps, opt.min_iters, opt.target_s * 1e3, opt.quick ? " (quick)" : "");
         if (npes < 2)
             printf("# only 1 PE: tests that need PE 1 are skipped\n");
-        printf("%-11s %9s %12s %12s %12s  %-4s %9s\n", "# test", "size", "median", "min", "max", "unit", "iters");
+        printf("%-13s %9s %12s %12s %12s  %-4s %9s\n", "# test", "size", "median", "min", "max", "unit", "iters");
         fflush(stdout);
     }
 
