@@ -7,6 +7,7 @@ command -v ninja >/dev/null || need+=(ninja-build)
 command -v cc >/dev/null || need+=(build-essential)
 command -v python3 >/dev/null || need+=(python3)
 command -v pkg-config >/dev/null || need+=(pkg-config)
+command -v clang-format >/dev/null || need+=(clang-format)
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
   $SUDO apt-get update -qq

@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 python3 api/gen.py --check
+bash scripts/check-format.sh
 jobs=${GSHMEM_TEST_JOBS:-2}
 
 cmake -S . -B build/ci -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_WERROR=ON >/dev/null

@@ -252,8 +252,7 @@ static int me, npes, right, left;
 
 #define STD_BASE(X)                                                                                                    \
     X(int, int)                                                                                                        \
-    X(long, long) X(longlong, long long) X(uint, unsigned int) X(ulong, unsigned long)                                 \
-        X(ulonglong, unsigned long long)
+    X(long, long) X(longlong, long long) X(uint, unsigned int) X(ulong, unsigned long) X(ulonglong, unsigned long long)
 #if FTEST_HAVE_EXT_AMO_TYPES
 #define STD_MORE(X)                                                                                                    \
     X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t) X(size, size_t) X(ptrdiff, ptrdiff_t)
@@ -264,8 +263,8 @@ static int me, npes, right, left;
 #define EXT_TYPES(X) X(float, float) X(double, double) STD_TYPES(X)
 #define BIT_TYPES(X)                                                                                                   \
     X(uint, unsigned int)                                                                                              \
-    X(ulong, unsigned long) X(ulonglong, unsigned long long) X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t)   \
-        X(uint64, uint64_t)
+    X(ulong, unsigned long)                                                                                            \
+    X(ulonglong, unsigned long long) X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t)
 
 STD_TYPES(DEFINE_STD)
 EXT_TYPES(DEFINE_EXT)
