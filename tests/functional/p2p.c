@@ -25,12 +25,23 @@ static const long long seqI[6] = {0, -3, -5, -5, -1, -1};
 static const long long seqV[6] = {-3, -3, -3, -3, -3, -3};
 static const long long seqF[6] = {-3, 7, -1, -3, -5, -3};
 
-#define P2P_TYPES(X)                                                                                                   \
-    X(short, short)                                                                                                    \
-    X(int, int)                                                                                                        \
-    X(long, long) X(longlong, long long) X(ushort, unsigned short) X(uint, unsigned int) X(ulong, unsigned long)       \
-        X(ulonglong, unsigned long long) X(int32, int32_t) X(int64, int64_t) X(uint32, uint32_t) X(uint64, uint64_t)   \
-            X(size, size_t) X(ptrdiff, ptrdiff_t)
+// clang-format off
+#define P2P_TYPES(X) \
+    X(short, short) \
+    X(int, int) \
+    X(long, long) \
+    X(longlong, long long) \
+    X(ushort, unsigned short) \
+    X(uint, unsigned int) \
+    X(ulong, unsigned long) \
+    X(ulonglong, unsigned long long) \
+    X(int32, int32_t) \
+    X(int64, int64_t) \
+    X(uint32, uint32_t) \
+    X(uint64, uint64_t) \
+    X(size, size_t) \
+    X(ptrdiff, ptrdiff_t)
+// clang-format on
 
 #define DEFINE_P2P(NAME, T)                                                                                            \
     static T sb_##NAME[2];                                                                                             \
