@@ -426,11 +426,8 @@ def list_status():
     missing = [r.name for f in table.FAMILIES if f.status != GENERATED for r in expand(f)
                if not re.search(r"\b%s\s*\(" % re.escape(r.name), hdr)]
     print("\nlisted but not declared in include/shmem.h yet (%d):" % len(missing))
-    for s in (table.CORE, table.ISSUE3):
-        names = [r.name for f in table.FAMILIES if f.status == s for r in expand(f) if r.name in missing]
-        if names:
-            shown = names if s == table.CORE else names[:6] + (["..."] if len(names) > 6 else [])
-            print("  %s (%d): %s" % (s, len(names), " ".join(shown)))
+    if missing:
+        print("  " + " ".join(missing))
 
 
 def main(argv):

@@ -6,7 +6,6 @@
 #
 # A family's status says who provides it:
 #   generated - gen.py emits declarations, definitions (one-line forwards to shmemi_*), C11 generics, C++ overloads
-#   issue3    - collectives, teams and context management: listed here, emitted when issue 3 lands
 #   core      - untyped routines written by hand in include/shmem.h and src/core (listed so the table is complete)
 #
 # Templates: TYPE is the C type of the element. In `call`, {ctx} is ctx or SHMEM_CTX_DEFAULT, {fn} the public name as
@@ -16,8 +15,8 @@
 from dataclasses import dataclass, field
 from typing import Optional
 
-GENERATED, ISSUE3, CORE = "generated", "issue3", "core"
-STATUSES = (GENERATED, ISSUE3, CORE)
+GENERATED, CORE = "generated", "core"
+STATUSES = (GENERATED, CORE)
 
 
 @dataclass(frozen=True)
@@ -57,8 +56,8 @@ TYPES = {
         Type("uint64_t", "uint64", "UINT64", "uint", True, bits="uint64_t"),
         Type("size_t", "size", "SIZE", "uint", True, bits="size_t"),
         Type("ptrdiff_t", "ptrdiff", "PTRDIFF", "sint", True, bits="size_t"),  # same width as size_t on every ABI
-        Type("float _Complex", "complexf", "COMPLEXF", "complex"),
-        Type("double _Complex", "complexd", "COMPLEXD", "complex"),
+        Type("gshmem_complexf", "complexf", "COMPLEXF", "complex"),
+        Type("gshmem_complexd", "complexd", "COMPLEXD", "complex"),
     )
 }
 
@@ -169,12 +168,27 @@ def _wait_set(key, ret, params, mode, block, some, vec):
 
 def _reduce(op, types, aset_types):
     return [
-        F(op + "_reduce", "coll", ISSUE3, "int", "shmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce",
-          types=types, generic=True, generic_arg=1),
-        F(op + "_to_all", "coll", ISSUE3, "void", "TYPE *dest, const TYPE *source, int nreduce, " + _ASET.replace(
-            "long *pSync", "TYPE *pWrk, long *pSync"), types=aset_types, deprecated="1.5"),
+        F(op + "_reduce", "coll", GENERATED, "int", "shmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce",
+          "shmemi_reduce(team, SHMEMI_OP_%s, {dtype}, dest, source, nreduce, {fn})" % op.upper(), types=types,
+          generic=True, generic_arg=1),
+        F(op + "_to_all", "coll", GENERATED, "void", "TYPE *dest, const TYPE *source, int nreduce, " + _ASET.replace(
+            "long *pSync", "TYPE *pWrk, long *pSync"),
+          "shmemi_to_all(SHMEMI_OP_%s, {dtype}, dest, source, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync, "
+          "{fn})" % op.upper(), types=aset_types, deprecated="1.5"),
     ]
 
+
+def _coll(key, params, call, aset_params, aset_call, **kw):
+    """A team-based collective (typed, mem) and its deprecated active-set form (sized 32/64)."""
+    return [
+        F(key, "coll", GENERATED, "int", "shmem_team_t team, " + params, call, types="rma", mem=key + "mem",
+          generic=True, generic_arg=1, **kw),
+        F(key + ".aset", "coll", GENERATED, "void", aset_params + ", " + _ASET, aset_call, name=key,
+          sized=key + "{SIZE}", sizes=(32, 64), deprecated="1.5"),
+    ]
+
+
+_ASET_ARGS = "PE_start, logPE_stride, PE_size, pSync, {fn})"
 
 FAMILIES = [
     # ---------------- RMA ----------------
@@ -328,57 +342,51 @@ FAMILIES = [
     F("set_cache_line_inv", "cache", CORE, "void", "void *dest", spec="1.3", deprecated="1.3"),
     F("udcflush", "cache", CORE, "void", "void", spec="1.3", deprecated="1.3"),
     F("udcflush_line", "cache", CORE, "void", "void *dest", spec="1.3", deprecated="1.3"),
-    # ---------------- contexts ----------------
-    F("ctx_create", "ctx", ISSUE3, "int", "long options, shmem_ctx_t *ctx"),
-    F("ctx_destroy", "ctx", ISSUE3, "void", "shmem_ctx_t ctx"),
-    F("ctx_get_team", "ctx", ISSUE3, "int", "shmem_ctx_t ctx, shmem_team_t *team"),
-    F("ctx_session_start", "ctx", ISSUE3, "void",
+    # ---------------- contexts (hand-written: src/core/team.c) ----------------
+    F("ctx_create", "ctx", CORE, "int", "long options, shmem_ctx_t *ctx"),
+    F("ctx_destroy", "ctx", CORE, "void", "shmem_ctx_t ctx"),
+    F("ctx_get_team", "ctx", CORE, "int", "shmem_ctx_t ctx, shmem_team_t *team"),
+    F("ctx_session_start", "ctx", CORE, "void",
       "shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t *config, long config_mask", spec="1.6"),
-    F("ctx_session_stop", "ctx", ISSUE3, "void", "shmem_ctx_t ctx", spec="1.6"),
+    F("ctx_session_stop", "ctx", CORE, "void", "shmem_ctx_t ctx", spec="1.6"),
     # ---------------- teams ----------------
-    F("team_my_pe", "team", ISSUE3, "int", "shmem_team_t team"),
-    F("team_n_pes", "team", ISSUE3, "int", "shmem_team_t team"),
-    F("team_get_config", "team", ISSUE3, "int", "shmem_team_t team, long config_mask, shmem_team_config_t *config"),
-    F("team_translate_pe", "team", ISSUE3, "int", "shmem_team_t src_team, int src_pe, shmem_team_t dest_team"),
-    F("team_split_strided", "team", ISSUE3, "int",
+    F("team_my_pe", "team", CORE, "int", "shmem_team_t team"),
+    F("team_n_pes", "team", CORE, "int", "shmem_team_t team"),
+    F("team_get_config", "team", CORE, "int", "shmem_team_t team, long config_mask, shmem_team_config_t *config"),
+    F("team_translate_pe", "team", CORE, "int", "shmem_team_t src_team, int src_pe, shmem_team_t dest_team"),
+    F("team_split_strided", "team", CORE, "int",
       "shmem_team_t parent_team, int start, int stride, int size, const shmem_team_config_t *config, "
       "long config_mask, shmem_team_t *new_team"),
-    F("team_split_2d", "team", ISSUE3, "int",
+    F("team_split_2d", "team", CORE, "int",
       "shmem_team_t parent_team, int xrange, const shmem_team_config_t *xaxis_config, long xaxis_mask, "
       "shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config, long yaxis_mask, shmem_team_t *yaxis_team"),
-    F("team_destroy", "team", ISSUE3, "void", "shmem_team_t team"),
-    F("team_create_ctx", "team", ISSUE3, "int", "shmem_team_t team, long options, shmem_ctx_t *ctx"),
-    F("team_ptr", "team", ISSUE3, "void *", "shmem_team_t team, const void *dest, int pe", spec="1.6"),
-    # ---------------- collectives ----------------
-    F("barrier_all", "coll", ISSUE3, "void", "void"),
-    F("barrier", "coll", ISSUE3, "void", _ASET, deprecated="1.5"),
-    F("sync_all", "coll", ISSUE3, "void", "void"),
-    F("team_sync", "coll", ISSUE3, "int", "shmem_team_t team"),
-    F("sync.team", "coll", ISSUE3, "int", "shmem_team_t team", name="sync", c11_only=True),  # C11 name of team_sync
-    F("sync", "coll", ISSUE3, "void", _ASET, deprecated="1.5"),
-    F("broadcast", "coll", ISSUE3, "int", "shmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems, "
-      "int PE_root", types="rma", mem="broadcastmem", generic=True, generic_arg=1),
-    F("broadcast.aset", "coll", ISSUE3, "void",
-      "void *dest, const void *source, size_t nelems, int PE_root, " + _ASET, name="broadcast",
-      sized="broadcast{SIZE}", sizes=(32, 64), deprecated="1.5"),
-    F("collect", "coll", ISSUE3, "int", "shmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems",
-      types="rma", mem="collectmem", generic=True, generic_arg=1),
-    F("collect.aset", "coll", ISSUE3, "void", "void *dest, const void *source, size_t nelems, " + _ASET,
-      name="collect", sized="collect{SIZE}", sizes=(32, 64), deprecated="1.5"),
-    F("fcollect", "coll", ISSUE3, "int", "shmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems",
-      types="rma", mem="fcollectmem", generic=True, generic_arg=1),
-    F("fcollect.aset", "coll", ISSUE3, "void", "void *dest, const void *source, size_t nelems, " + _ASET,
-      name="fcollect", sized="fcollect{SIZE}", sizes=(32, 64), deprecated="1.5"),
-    F("alltoall", "coll", ISSUE3, "int", "shmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems",
-      types="rma", mem="alltoallmem", generic=True, generic_arg=1),
-    F("alltoall.aset", "coll", ISSUE3, "void", "void *dest, const void *source, size_t nelems, " + _ASET,
-      name="alltoall", sized="alltoall{SIZE}", sizes=(32, 64), deprecated="1.5"),
-    F("alltoalls", "coll", ISSUE3, "int",
-      "shmem_team_t team, TYPE *dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems",
-      types="rma", mem="alltoallsmem", generic=True, generic_arg=1),
-    F("alltoalls.aset", "coll", ISSUE3, "void",
-      "void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, " + _ASET, name="alltoalls",
-      sized="alltoalls{SIZE}", sizes=(32, 64), deprecated="1.5"),
+    F("team_destroy", "team", CORE, "void", "shmem_team_t team"),
+    F("team_create_ctx", "team", CORE, "int", "shmem_team_t team, long options, shmem_ctx_t *ctx"),
+    F("team_ptr", "team", CORE, "void *", "shmem_team_t team, const void *dest, int pe", spec="1.6"),
+    # ---------------- collectives (src/coll) ----------------
+    F("barrier_all", "coll", CORE, "void", "void"),
+    F("barrier", "coll", CORE, "void", _ASET, deprecated="1.5"),
+    F("sync_all", "coll", CORE, "void", "void"),
+    F("team_sync", "coll", CORE, "int", "shmem_team_t team"),
+    F("sync.team", "coll", CORE, "int", "shmem_team_t team", name="sync", c11_only=True),  # C11 name of team_sync
+    F("sync", "coll", CORE, "void", _ASET, deprecated="1.5"),
+    *_coll("broadcast", "TYPE *dest, const TYPE *source, size_t nelems, int PE_root",
+           "shmemi_broadcast(team, dest, source, {nbytes}, PE_root, {fn})",
+           "void *dest, const void *source, size_t nelems, int PE_root",
+           "shmemi_broadcast_aset(dest, source, {nbytes}, PE_root, " + _ASET_ARGS),
+    *_coll("collect", "TYPE *dest, const TYPE *source, size_t nelems",
+           "shmemi_collect(team, dest, source, {nbytes}, {fn})", "void *dest, const void *source, size_t nelems",
+           "shmemi_collect_aset(dest, source, {nbytes}, " + _ASET_ARGS),
+    *_coll("fcollect", "TYPE *dest, const TYPE *source, size_t nelems",
+           "shmemi_fcollect(team, dest, source, {nbytes}, {fn})", "void *dest, const void *source, size_t nelems",
+           "shmemi_fcollect_aset(dest, source, {nbytes}, " + _ASET_ARGS),
+    *_coll("alltoall", "TYPE *dest, const TYPE *source, size_t nelems",
+           "shmemi_alltoall(team, dest, source, {nbytes}, {fn})", "void *dest, const void *source, size_t nelems",
+           "shmemi_alltoall_aset(dest, source, {nbytes}, " + _ASET_ARGS),
+    *_coll("alltoalls", "TYPE *dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems",
+           "shmemi_alltoalls(team, dest, source, dst, sst, nelems, {esize}, {fn})",
+           "void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems",
+           "shmemi_alltoalls_aset(dest, source, dst, sst, nelems, {esize}, " + _ASET_ARGS),
     *_reduce("and", "reduce_bit", "aset_bit"),
     *_reduce("or", "reduce_bit", "aset_bit"),
     *_reduce("xor", "reduce_bit", "aset_bit"),
@@ -386,10 +394,12 @@ FAMILIES = [
     *_reduce("min", "reduce_minmax", "aset_minmax"),
     *_reduce("sum", "reduce_arith", "aset_arith"),
     *_reduce("prod", "reduce_arith", "aset_arith"),
-    F("sum_inscan", "coll", ISSUE3, "int", "shmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems",
-      types="reduce_arith", generic=True, generic_arg=1, spec="1.6"),
-    F("sum_exscan", "coll", ISSUE3, "int", "shmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems",
-      types="reduce_arith", generic=True, generic_arg=1, spec="1.6"),
+    F("sum_inscan", "coll", GENERATED, "int", "shmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems",
+      "shmemi_scan(team, 0, {dtype}, dest, source, nelems, {fn})", types="reduce_arith", generic=True, generic_arg=1,
+      spec="1.6"),
+    F("sum_exscan", "coll", GENERATED, "int", "shmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems",
+      "shmemi_scan(team, 1, {dtype}, dest, source, nelems, {fn})", types="reduce_arith", generic=True, generic_arg=1,
+      spec="1.6"),
 ]
 
 # Where generated families go: one C file per group.
@@ -398,5 +408,6 @@ FILES = {
     "amo": ("src/api/amo.c", "typed atomic memory operations, blocking and non-blocking, and their deprecated names"),
     "signal": ("src/api/signal.c", "put-with-signal routines and remote signal updates"),
     "p2p": ("src/api/p2p.c", "point-to-point synchronization: waits and tests on local symmetric variables"),
+    "coll": ("src/api/coll.c", "typed, sized and byte collectives on teams and (deprecated) active sets"),
 }
 HEADER = "include/gshmem/shmem_api.h"

@@ -6,6 +6,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* complex element types of the reductions: C's _Complex, and std::complex (same layout) in C++ */
+#ifdef __cplusplus
+#include <complex>
+typedef std::complex<float> gshmem_complexf;
+typedef std::complex<double> gshmem_complexd;
+#else
+typedef float _Complex gshmem_complexf;
+typedef double _Complex gshmem_complexd;
+#endif
+
 /* every routine declared here is exported from libgshmem, which otherwise hides its symbols */
 #if defined(__GNUC__)
 #pragma GCC visibility push(default)
@@ -79,6 +89,13 @@ typedef struct {
     int num_contexts;
 } shmem_team_config_t;
 #define SHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+
+/* 1.6 context sessions */
+typedef struct {
+    size_t total_ops;
+} shmem_ctx_session_config_t;
+#define SHMEM_CTX_SESSION_TOTAL_OPS (1L << 0)
+#define SHMEM_CTX_SESSION_BATCH (1L << 0)
 
 /* ---- memory allocation hints ---- */
 #define SHMEM_MALLOC_ATOMICS_REMOTE (1L << 0)
@@ -164,9 +181,34 @@ void shmem_set_lock(long *lock);
 void shmem_clear_lock(long *lock);
 int shmem_test_lock(long *lock);
 
-/* ---- barriers ---- */
+/* ---- contexts ---- */
+int shmem_ctx_create(long options, shmem_ctx_t *ctx);
+void shmem_ctx_destroy(shmem_ctx_t ctx);
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
+void shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t *config,
+                             long config_mask); /* 1.6 */
+void shmem_ctx_session_stop(shmem_ctx_t ctx);   /* 1.6 */
+
+/* ---- teams ---- */
+int shmem_team_my_pe(shmem_team_t team);
+int shmem_team_n_pes(shmem_team_t team);
+int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config);
+int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
+int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+                             const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team);
+int shmem_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                        shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config, long yaxis_mask,
+                        shmem_team_t *yaxis_team);
+void shmem_team_destroy(shmem_team_t team);
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe); /* 1.6 */
+
+/* ---- synchronization collectives ---- */
 void shmem_barrier_all(void);
 void shmem_sync_all(void);
+int shmem_team_sync(shmem_team_t team);
+GSHMEM_DEPRECATED void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
+GSHMEM_DEPRECATED void(shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync);
 
 #ifdef __cplusplus
 }
@@ -174,6 +216,17 @@ void shmem_sync_all(void);
 
 /* typed routine families, generated from api/ */
 #include <gshmem/shmem_api.h>
+
+/* shmem_sync(team) is the C11/C++ name of shmem_team_sync; shmem_sync(PE_start, logPE_stride, PE_size, pSync) the
+ * deprecated active-set barrier. The number of arguments tells them apart. */
+#if !defined(GSHMEM_BUILDING)
+#if defined(__cplusplus)
+inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define GSHMEM_SYNC_PICK_(a, b, c, d, name, ...) name
+#define shmem_sync(...) GSHMEM_SYNC_PICK_(__VA_ARGS__, shmem_sync, ~, ~, shmem_team_sync, ~)(__VA_ARGS__)
+#endif
+#endif
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

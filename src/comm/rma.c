@@ -61,6 +61,7 @@ static inline void load_elem(void *out, const void *s, size_t size) {
 static inline int elem_aligned(const void *p, size_t size) { return size <= 8 && !((uintptr_t)p & (size - 1)); }
 
 void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *fn) {
+    pe = shmemi_ctx_pe(ctx, pe, fn);
     if (SHMEMI_UNLIKELY(!nbytes)) {
         if ((unsigned)pe >= (unsigned)shmemi_rt.n_pes)
             shmemi_err_pe(fn, pe);
@@ -73,6 +74,7 @@ void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int
 }
 
 void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *fn) {
+    pe = shmemi_ctx_pe(ctx, pe, fn);
     if (SHMEMI_UNLIKELY(!nbytes)) {
         if ((unsigned)pe >= (unsigned)shmemi_rt.n_pes)
             shmemi_err_pe(fn, pe);
@@ -93,6 +95,7 @@ void shmemi_get_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
 }
 
 void shmemi_p(shmem_ctx_t ctx, void *dest, const void *value, size_t size, int pe, const char *fn) {
+    pe = shmemi_ctx_pe(ctx, pe, fn);
     char *d = shmemi_xlate(dest, size, pe, fn);
     if (elem_aligned(d, size))
         store_elem(d, value, size);
@@ -102,6 +105,7 @@ void shmemi_p(shmem_ctx_t ctx, void *dest, const void *value, size_t size, int p
 }
 
 void shmemi_g(shmem_ctx_t ctx, void *out, const void *src, size_t size, int pe, const char *fn) {
+    pe = shmemi_ctx_pe(ctx, pe, fn);
     const char *s = shmemi_xlate(src, size, pe, fn);
     if (elem_aligned(s, size))
         load_elem(out, s, size);
@@ -136,6 +140,7 @@ static void copy_strided(char *d, const char *s, ptrdiff_t dst, ptrdiff_t sst, s
 
 void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t es,
                  int pe, const char *fn) {
+    pe = shmemi_ctx_pe(ctx, pe, fn);
     if (!nelems) {
         if ((unsigned)pe >= (unsigned)shmemi_rt.n_pes)
             shmemi_err_pe(fn, pe);
@@ -149,6 +154,7 @@ void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, pt
 
 void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t es,
                  int pe, const char *fn) {
+    pe = shmemi_ctx_pe(ctx, pe, fn);
     if (!nelems) {
         if ((unsigned)pe >= (unsigned)shmemi_rt.n_pes)
             shmemi_err_pe(fn, pe);
@@ -162,6 +168,7 @@ void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, pt
 /* Blocked strides: block b of bsize contiguous elements starts at b*stride elements on each side. */
 void shmemi_ibput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
                   size_t nblocks, size_t es, int pe, const char *fn) {
+    pe = shmemi_ctx_pe(ctx, pe, fn);
     if (!nblocks || !bsize) {
         if ((unsigned)pe >= (unsigned)shmemi_rt.n_pes)
             shmemi_err_pe(fn, pe);
@@ -178,6 +185,7 @@ void shmemi_ibput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, p
 
 void shmemi_ibget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
                   size_t nblocks, size_t es, int pe, const char *fn) {
+    pe = shmemi_ctx_pe(ctx, pe, fn);
     if (!nblocks || !bsize) {
         if ((unsigned)pe >= (unsigned)shmemi_rt.n_pes)
             shmemi_err_pe(fn, pe);
@@ -194,6 +202,7 @@ void shmemi_ibget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, p
 /* ---- put with signal: the data must be visible before the signal is ---- */
 void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, uint64_t *sig_addr, uint64_t signal,
                        int sig_op, int pe, const char *fn) {
+    pe = shmemi_ctx_pe(ctx, pe, fn);
     uint64_t *sig = (uint64_t *)(void *)shmemi_xlate(sig_addr, sizeof *sig_addr, pe, fn);
     if (SHMEMI_UNLIKELY((uintptr_t)sig & 7))
         shmemi_fatal(fn, "sig_addr %p is not 8-byte aligned", (void *)sig_addr);
@@ -247,6 +256,7 @@ static inline uint64_t amo64(uint64_t *p, int op, uint64_t value, uint64_t cond)
 
 uint64_t shmemi_amo(shmem_ctx_t ctx, int op, void *dest, uint64_t value, uint64_t cond, size_t size, int pe,
                     const char *fn) {
+    pe = shmemi_ctx_pe(ctx, pe, fn);
     char *p = shmemi_xlate(dest, size, pe, fn);
     if (SHMEMI_UNLIKELY((uintptr_t)p & (size - 1)))
         shmemi_fatal(fn, "dest %p is not aligned to its %zu-byte type; atomics need naturally aligned objects", dest,

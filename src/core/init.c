@@ -6,18 +6,8 @@
 #include <string.h>
 
 #include "bootstrap/bootstrap.h"
+#include "coll/coll.h"
 #include "state.h"
-
-struct gshmem_ctx {
-    int id;
-};
-struct gshmem_team {
-    int id;
-};
-
-struct gshmem_ctx gshmem_ctx_default = {0};
-struct gshmem_team gshmem_team_world = {0};
-struct gshmem_team gshmem_team_shared = {1};
 
 struct shmemi_state shmemi_rt = {.my_pe = 0, .n_pes = 0};
 
@@ -65,6 +55,7 @@ static void do_init(int requested, const char *fn) {
     }
     if (shmemi_segments_create(err, sizeof err))
         init_fail(fn, err);
+    shmemi_teams_init();
     shmemi_rt.init_state = 1;
     static int atexit_done;
     if (!atexit_done++)

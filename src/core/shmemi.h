@@ -109,6 +109,44 @@ SHMEMI_HIDDEN int shmemi_test(void *ivar, int cmp, const void *value, int dtype,
 SHMEMI_HIDDEN size_t shmemi_wait_set(int mode, int block, void *ivars, size_t nelems, const int *status,
                                      size_t *indices, int cmp, const void *values, int vec, int dtype, const char *fn);
 
+/* ---- collectives (src/coll) ---- */
+enum shmemi_rop {
+    SHMEMI_OP_AND,
+    SHMEMI_OP_OR,
+    SHMEMI_OP_XOR,
+    SHMEMI_OP_MAX,
+    SHMEMI_OP_MIN,
+    SHMEMI_OP_SUM,
+    SHMEMI_OP_PROD
+};
+
+/* sizes in bytes unless named nelems */
+SHMEMI_HIDDEN int shmemi_broadcast(shmem_team_t team, void *dest, const void *src, size_t nbytes, int root,
+                                   const char *fn);
+SHMEMI_HIDDEN int shmemi_collect(shmem_team_t team, void *dest, const void *src, size_t nbytes, const char *fn);
+SHMEMI_HIDDEN int shmemi_fcollect(shmem_team_t team, void *dest, const void *src, size_t nbytes, const char *fn);
+SHMEMI_HIDDEN int shmemi_alltoall(shmem_team_t team, void *dest, const void *src, size_t nbytes, const char *fn);
+SHMEMI_HIDDEN int shmemi_alltoalls(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                                   size_t nelems, size_t esize, const char *fn);
+SHMEMI_HIDDEN int shmemi_reduce(shmem_team_t team, int op, int dtype, void *dest, const void *src, size_t nreduce,
+                                const char *fn);
+SHMEMI_HIDDEN int shmemi_scan(shmem_team_t team, int exclusive, int dtype, void *dest, const void *src, size_t nelems,
+                              const char *fn);
+
+/* active-set forms (deprecated): the set is PE_start + i * 2^logPE_stride, i < PE_size */
+SHMEMI_HIDDEN void shmemi_broadcast_aset(void *dest, const void *src, size_t nbytes, int root, int start, int logs,
+                                         int size, long *psync, const char *fn);
+SHMEMI_HIDDEN void shmemi_collect_aset(void *dest, const void *src, size_t nbytes, int start, int logs, int size,
+                                       long *psync, const char *fn);
+SHMEMI_HIDDEN void shmemi_fcollect_aset(void *dest, const void *src, size_t nbytes, int start, int logs, int size,
+                                        long *psync, const char *fn);
+SHMEMI_HIDDEN void shmemi_alltoall_aset(void *dest, const void *src, size_t nbytes, int start, int logs, int size,
+                                        long *psync, const char *fn);
+SHMEMI_HIDDEN void shmemi_alltoalls_aset(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                                         size_t esize, int start, int logs, int size, long *psync, const char *fn);
+SHMEMI_HIDDEN void shmemi_to_all(int op, int dtype, void *dest, const void *src, int nreduce, int start, int logs,
+                                 int size, void *pwrk, long *psync, const char *fn);
+
 /* bit conversion helpers for float/double operands of atomics */
 static inline uint64_t shmemi_bits_f(float f) {
     uint32_t u;

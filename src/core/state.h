@@ -13,6 +13,8 @@
 #define SHMEMI_MAX_SEGS (4 + SHMEMI_MAX_PARTITIONS)
 #define SHMEMI_BARRIER_ROUNDS 32
 #define SHMEMI_CACHELINE 64
+#define SHMEMI_MAX_TEAMS 64      /* collective slots: world, shared, and up to 62 teams alive at once */
+#define SHMEMI_COLL_SCRATCH 8192 /* bytes per slot per parity: small collectives publish their data here */
 
 enum shmemi_seg_role { SHMEMI_SEG_HEAP, SHMEMI_SEG_STATIC, SHMEMI_SEG_PARTITION, SHMEMI_SEG_INTERNAL };
 enum shmemi_mem_kind { SHMEMI_MEM_HOST, SHMEMI_MEM_DEVICE };
@@ -40,6 +42,32 @@ struct shmemi_ctl {
     uint64_t wait_lo, wait_hi;                /* byte offsets [lo, hi) in that segment */
     _Alignas(SHMEMI_CACHELINE) uint64_t barrier[SHMEMI_BARRIER_ROUNDS];
     _Alignas(SHMEMI_CACHELINE) uint64_t scratch[8];
+    struct shmemi_coll_slot {
+        _Alignas(SHMEMI_CACHELINE) uint64_t ready; /* last collective epoch this PE entered (team epochs) */
+        uint64_t meta[2];                          /* per epoch parity: bytes published (collect) */
+        _Alignas(SHMEMI_CACHELINE) char data[2][SHMEMI_COLL_SCRATCH];
+    } coll[SHMEMI_MAX_TEAMS];
+};
+
+/* Teams: every team is a strided set of world PEs (strided splits of strided sets stay strided). */
+struct gshmem_team {
+    int start, stride, size; /* world PE of team PE i is start + i * stride */
+    int my_pe;               /* this PE's number in the team */
+    int slot;                /* its collective slot in every member's control block */
+    int predefined;          /* WORLD, SHARED: never destroyed */
+    uint64_t epoch;          /* epochs used by collectives on this team so far (same on every member) */
+    uint64_t base;           /* epoch the team started from (its slot's earlier owners left epochs <= base) */
+    shmem_team_config_t config;
+    long config_mask;
+    int nctx; /* contexts created from this team and not yet destroyed */
+};
+
+/* Contexts: with every peer mapped a context is an ordering domain whose operations complete as the CPU performs
+ * them; it carries its team's PE mapping, since RMA on a team context uses team-relative PE numbers. */
+struct gshmem_ctx {
+    struct gshmem_team *team;
+    long options;
+    int start, stride, size; /* copy of the team's mapping for the RMA path */
 };
 
 struct shmemi_state {
@@ -89,6 +117,14 @@ static inline char *shmemi_xlate(const void *addr, size_t len, int pe, const cha
     if (SHMEMI_UNLIKELY(!s || len > s->size - off || !s->peer[pe]))
         shmemi_err_sym(fn, addr, len, pe);
     return s->peer[pe] + off;
+}
+
+/* PE argument of an RMA/AMO on `ctx` -> world PE (team contexts number PEs within their team). */
+SHMEMI_HIDDEN int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *fn);
+static inline int shmemi_ctx_pe(shmem_ctx_t ctx, int pe, const char *fn) {
+    if (SHMEMI_LIKELY(ctx == SHMEM_CTX_DEFAULT))
+        return pe;
+    return shmemi_ctx_pe_slow(ctx, pe, fn);
 }
 
 /* ---- waking sleeping waiters ----

@@ -1,0 +1,493 @@
+/* coll.c - every collective, once, for teams and active sets (see coll.h for the two data paths). */
+#include <string.h>
+
+#include "coll.h"
+
+#define COLL_BLOCK 4096 /* bytes reduced/scanned per step of the address-split paths */
+
+struct grp {
+    int start, stride, size, me; /* world PE of member i is start + i * stride; me = this PE's index */
+    struct gshmem_team *team;    /* team form: epochs and scratch slots */
+    long *psync;                 /* active-set form */
+    const char *fn;
+};
+
+static inline int gpe(const struct grp *g, int i) { return g->start + i * g->stride; }
+
+static struct grp grp_team(shmem_team_t team, const char *fn) {
+    struct gshmem_team *t = shmemi_team_check(team, fn);
+    return (struct grp){t->start, t->stride, t->size, t->my_pe, t, NULL, fn};
+}
+
+static struct grp grp_aset(int start, int logs, int size, long *psync, const char *fn) {
+    shmemi_check_init(fn);
+    int n = shmemi_rt.n_pes;
+    if (logs < 0 || logs > 30 || size <= 0 || start < 0 || start + (long)(size - 1) * (1L << logs) >= n)
+        shmemi_fatal(fn,
+                     "invalid active set PE_start=%d logPE_stride=%d PE_size=%d: need PE_size > 0, logPE_stride >= 0 "
+                     "and 0 <= PE_start + (PE_size-1)*2^logPE_stride < %d",
+                     start, logs, size, n);
+    int stride = 1 << logs, d = shmemi_rt.my_pe - start;
+    if (d < 0 || d % stride || d / stride >= size)
+        shmemi_fatal(fn,
+                     "this PE is not in the active set PE_start=%d logPE_stride=%d PE_size=%d; only members may "
+                     "call an active-set collective",
+                     start, logs, size);
+    if (!psync)
+        shmemi_err_null(fn, "pSync");
+    return (struct grp){start, stride, size, d / stride, NULL, psync, fn};
+}
+
+/* The bytes [addr, addr+len) of member i's copy of a symmetric object. */
+static inline char *peer(const struct grp *g, const void *addr, size_t len, int i) {
+    return shmemi_xlate(addr, len, gpe(g, i), g->fn);
+}
+
+static inline void check_bufs(const struct grp *g, const void *dest, const void *src, size_t len) {
+    if (len && !dest)
+        shmemi_err_null(g->fn, "dest");
+    if (len && !src)
+        shmemi_err_null(g->fn, "source");
+}
+
+/* ---- team epochs ---- */
+static inline struct shmemi_coll_slot *slot_of(const struct grp *g, int i) {
+    return &shmemi_rt.ctl[gpe(g, i)]->coll[g->team->slot];
+}
+
+static void publish(const struct grp *g, uint64_t e) {
+    __atomic_store_n(&slot_of(g, g->me)->ready, e, __ATOMIC_RELEASE);
+    for (int i = 0; i < g->size; i++)
+        if (i != g->me)
+            shmemi_ring_force(gpe(g, i));
+}
+
+static void wait_ready(const struct grp *g, int i, uint64_t e) {
+    uint64_t *r = &slot_of(g, i)->ready;
+    SHMEMI_WAIT_FOR(__atomic_load_n(r, __ATOMIC_ACQUIRE) >= e);
+}
+
+static void wait_all(const struct grp *g, uint64_t e) {
+    for (int k = 1; k < g->size; k++)
+        wait_ready(g, (g->me + k) % g->size, e);
+}
+
+/* This PE's scratch half for epoch e. Its last user was epoch e-2: once every member has entered e-1 nobody reads
+ * it any more (a fresh team has no such epoch). */
+static char *scratch_for(const struct grp *g, uint64_t e) {
+    if (e > g->team->base + 2)
+        wait_all(g, e - 1);
+    return slot_of(g, g->me)->data[e & 1];
+}
+
+static inline const char *scratch_of(const struct grp *g, int i, uint64_t e) { return slot_of(g, i)->data[e & 1]; }
+
+/* ---- barriers ---- */
+/* Active set: members add to a counter in the first member's pSync[0]; it restores the counter and then releases
+ * each member through its pSync[1], which the member restores. pSync may be reused at once by the same set. */
+static void aset_barrier(const struct grp *g) {
+    long *ps = g->psync;
+    if (g->me == 0) {
+        long goal = SHMEM_SYNC_VALUE + g->size - 1;
+        SHMEMI_WAIT_FOR(__atomic_load_n(&ps[0], __ATOMIC_ACQUIRE) == goal);
+        __atomic_store_n(&ps[0], SHMEM_SYNC_VALUE, __ATOMIC_RELAXED);
+        for (int i = 1; i < g->size; i++) {
+            __atomic_store_n((long *)(void *)peer(g, &ps[1], sizeof(long), i), SHMEM_SYNC_VALUE + 1, __ATOMIC_RELEASE);
+            shmemi_ring_force(gpe(g, i));
+        }
+    } else {
+        __atomic_fetch_add((long *)(void *)peer(g, &ps[0], sizeof(long), 0), 1L, __ATOMIC_ACQ_REL);
+        shmemi_ring_force(gpe(g, 0));
+        SHMEMI_WAIT_FOR(__atomic_load_n(&ps[1], __ATOMIC_ACQUIRE) != SHMEM_SYNC_VALUE);
+        __atomic_store_n(&ps[1], SHMEM_SYNC_VALUE, __ATOMIC_RELAXED);
+    }
+}
+
+static void grp_barrier(const struct grp *g) {
+    if (g->size == 1)
+        return;
+    if (g->team) {
+        uint64_t e = ++g->team->epoch;
+        publish(g, e);
+        wait_all(g, e);
+    } else {
+        aset_barrier(g);
+    }
+}
+
+void shmemi_team_sync_internal(struct gshmem_team *t, const char *fn) {
+    struct grp g = grp_team(t, fn);
+    grp_barrier(&g);
+}
+
+int shmem_team_sync(shmem_team_t team) {
+    struct grp g = grp_team(team, "shmem_team_sync");
+    grp_barrier(&g);
+    return 0;
+}
+
+void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync) {
+    struct grp g = grp_aset(PE_start, logPE_stride, PE_size, pSync, "shmem_sync");
+    grp_barrier(&g);
+}
+
+void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync) {
+    struct grp g = grp_aset(PE_start, logPE_stride, PE_size, pSync, "shmem_barrier");
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* quiet: updates by set members are complete on return */
+    grp_barrier(&g);
+}
+
+/* ---- broadcast ---- */
+static void bcast(const struct grp *g, void *dest, const void *src, size_t nbytes, int root, int update_root) {
+    if (root < 0 || root >= g->size)
+        shmemi_fatal(g->fn, "PE_root %d is not a PE of the %s (0..%d)", root, g->team ? "team" : "active set",
+                     g->size - 1);
+    check_bufs(g, dest, src, nbytes);
+    if (!nbytes)
+        return;
+    int me = g->me;
+    if (g->team && nbytes <= SHMEMI_COLL_SCRATCH && g->size > 1) {
+        uint64_t e = ++g->team->epoch;
+        if (me == root) {
+            memcpy(scratch_for(g, e), src, nbytes);
+            publish(g, e);
+        } else {
+            wait_ready(g, root, e);
+            memcpy(dest, scratch_of(g, root, e), nbytes);
+            publish(g, e);
+        }
+    } else {
+        grp_barrier(g);
+        if (me != root)
+            memcpy(dest, peer(g, src, nbytes, root), nbytes);
+        grp_barrier(g);
+    }
+    if (me == root && update_root && dest != src)
+        memmove(dest, src, nbytes);
+}
+
+/* ---- fcollect, collect ---- */
+static void fcollect(const struct grp *g, void *dest, const void *src, size_t nbytes) {
+    check_bufs(g, dest, src, nbytes);
+    if (!nbytes)
+        return;
+    char *d = dest;
+    int n = g->size, me = g->me;
+    if (g->team && nbytes <= SHMEMI_COLL_SCRATCH && n > 1) {
+        uint64_t e = ++g->team->epoch;
+        memcpy(scratch_for(g, e), src, nbytes);
+        publish(g, e);
+        memmove(d + (size_t)me * nbytes, src, nbytes);
+        for (int k = 1; k < n; k++) {
+            int i = (me + k) % n;
+            wait_ready(g, i, e);
+            memcpy(d + (size_t)i * nbytes, scratch_of(g, i, e), nbytes);
+        }
+        return;
+    }
+    grp_barrier(g);
+    for (int k = 0; k < n; k++) {
+        int i = (me + k) % n;
+        memmove(d + (size_t)i * nbytes, i == me ? (const char *)src : peer(g, src, nbytes, i), nbytes);
+    }
+    grp_barrier(g);
+}
+
+#define COLLECT_DIRECT 1u /* meta flag: the contribution is too big for scratch; read it from the source */
+
+static void collect(const struct grp *g, void *dest, const void *src, size_t nbytes) {
+    check_bufs(g, dest, src, nbytes);
+    char *d = dest;
+    int n = g->size, me = g->me;
+    if (n == 1) {
+        if (nbytes)
+            memmove(d, src, nbytes);
+        return;
+    }
+    uint64_t mine = (uint64_t)nbytes << 1, e = 0;
+    int any_direct = 0;
+    if (g->team) {
+        e = ++g->team->epoch;
+        char *sc = scratch_for(g, e);
+        if (nbytes > SHMEMI_COLL_SCRATCH)
+            mine |= COLLECT_DIRECT;
+        else if (nbytes)
+            memcpy(sc, src, nbytes);
+        __atomic_store_n(&slot_of(g, me)->meta[e & 1], mine, __ATOMIC_RELAXED);
+        publish(g, e);
+    } else {
+        /* active sets have no scratch: sizes go through this PE's control block, data is read from sources */
+        __atomic_store_n(&shmemi_rt.ctl[shmemi_rt.my_pe]->scratch[0], mine | COLLECT_DIRECT, __ATOMIC_RELAXED);
+        grp_barrier(g);
+    }
+    size_t off = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t m = mine;
+        if (i != me) {
+            if (g->team) {
+                wait_ready(g, i, e);
+                m = __atomic_load_n(&slot_of(g, i)->meta[e & 1], __ATOMIC_RELAXED);
+            } else {
+                m = __atomic_load_n(&shmemi_rt.ctl[gpe(g, i)]->scratch[0], __ATOMIC_RELAXED);
+            }
+        }
+        size_t len = (size_t)(m >> 1);
+        any_direct |= (int)(m & COLLECT_DIRECT);
+        if (len)
+            memmove(d + off,
+                    i == me                ? (const char *)src
+                    : (m & COLLECT_DIRECT) ? peer(g, src, len, i)
+                                           : scratch_of(g, i, e),
+                    len);
+        off += len;
+    }
+    if (any_direct) /* sources read in place stay untouched until every reader is done */
+        grp_barrier(g);
+}
+
+/* ---- alltoall, alltoalls ---- */
+static void alltoall(const struct grp *g, void *dest, const void *src, size_t nbytes) {
+    check_bufs(g, dest, src, nbytes);
+    if (!nbytes)
+        return;
+    char *d = dest;
+    const char *s = src;
+    int n = g->size, me = g->me;
+    if (g->team && n > 1 && nbytes <= SHMEMI_COLL_SCRATCH / (size_t)n) {
+        uint64_t e = ++g->team->epoch;
+        memcpy(scratch_for(g, e), s, nbytes * (size_t)n);
+        publish(g, e);
+        memmove(d + (size_t)me * nbytes, s + (size_t)me * nbytes, nbytes);
+        for (int k = 1; k < n; k++) {
+            int i = (me + k) % n;
+            wait_ready(g, i, e);
+            memcpy(d + (size_t)i * nbytes, scratch_of(g, i, e) + (size_t)me * nbytes, nbytes);
+        }
+        return;
+    }
+    grp_barrier(g);
+    for (int k = 0; k < n; k++) {
+        int i = (me + k) % n;
+        const char *from = s + (size_t)me * nbytes;
+        memmove(d + (size_t)i * nbytes, i == me ? from : peer(g, from, nbytes, i), nbytes);
+    }
+    grp_barrier(g);
+}
+
+static void alltoalls(const struct grp *g, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                      size_t es) {
+    if (dst < 1 || sst < 1)
+        shmemi_fatal(g->fn, "strides dst=%td and sst=%td must both be >= 1", dst, sst);
+    check_bufs(g, dest, src, nelems);
+    if (!nelems)
+        return;
+    int n = g->size, me = g->me;
+    size_t extent = (((size_t)n * nelems - 1) * (size_t)sst + 1) * es;
+    char *d = dest;
+    grp_barrier(g);
+    for (int k = 0; k < n; k++) {
+        int i = (me + k) % n;
+        const char *si = peer(g, src, extent, i);
+        for (size_t m = 0; m < nelems; m++)
+            memcpy(d + ((size_t)i * nelems + m) * (size_t)dst * es, si + ((size_t)me * nelems + m) * (size_t)sst * es,
+                   es);
+    }
+    grp_barrier(g);
+}
+
+/* ---- reductions and scans ---- */
+/* Small reductions on a team: every member publishes its source in scratch and reduces all of them, in member
+ * order, so every PE computes bit-identical results. Works on private buffers too (team creation uses it). */
+static void reduce_small(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count) {
+    size_t nbytes = count * shmemi_dtype_size(dt);
+    uint64_t e = ++g->team->epoch;
+    memcpy(scratch_for(g, e), src, nbytes);
+    publish(g, e);
+    wait_all(g, e);
+    memcpy(dest, scratch_of(g, 0, e), nbytes);
+    for (int i = 1; i < g->size; i++)
+        shmemi_reduce_apply(op, dt, dest, scratch_of(g, i, e), count);
+}
+
+/* Large reductions and active sets: member k reduces slice k of every member's source (in member order) and writes
+ * the result into slice k of every member's dest. Only member k touches slice k anywhere, so dest == source works. */
+static void reduce_split(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count) {
+    size_t es = shmemi_dtype_size(dt), n = (size_t)g->size;
+    size_t per = (count + n - 1) / n, lo = (size_t)g->me * per, hi = lo + per < count ? lo + per : count;
+    _Alignas(64) char tmp[COLL_BLOCK];
+    size_t blk = COLL_BLOCK / es;
+    for (size_t b = lo; b < hi; b += blk) {
+        size_t m = hi - b < blk ? hi - b : blk, off = b * es, len = m * es;
+        const char *s = (const char *)src + off;
+        char *d = (char *)dest + off;
+        memcpy(tmp, peer(g, s, len, 0), len);
+        for (int i = 1; i < g->size; i++)
+            shmemi_reduce_apply(op, dt, tmp, peer(g, s, len, i), m);
+        for (int i = 0; i < g->size; i++)
+            memcpy(peer(g, d, len, i), tmp, len);
+    }
+}
+
+static void reduce(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count) {
+    if (!shmemi_reduce_valid(op, dt))
+        shmemi_fatal(g->fn, "this reduction is not defined for this type");
+    size_t nbytes = count * shmemi_dtype_size(dt);
+    check_bufs(g, dest, src, nbytes);
+    if (!count)
+        return;
+    if (g->size == 1) {
+        memmove(dest, src, nbytes);
+        return;
+    }
+    if (g->team && nbytes <= SHMEMI_COLL_SCRATCH) {
+        reduce_small(g, op, dt, dest, src, count);
+        return;
+    }
+    grp_barrier(g);
+    reduce_split(g, op, dt, dest, src, count);
+    grp_barrier(g);
+}
+
+void shmemi_team_reduce_private(struct gshmem_team *t, int op, int dt, void *dest, const void *src, size_t n,
+                                const char *fn) {
+    struct grp g = grp_team(t, fn);
+    if (g.size == 1)
+        memmove(dest, src, n * shmemi_dtype_size(dt));
+    else
+        reduce_small(&g, op, dt, dest, src, n);
+}
+
+static void scan(const struct grp *g, int excl, int dt, void *dest, const void *src, size_t count) {
+    size_t es = shmemi_dtype_size(dt), nbytes = count * es;
+    check_bufs(g, dest, src, nbytes);
+    if (!count)
+        return;
+    int me = g->me, upto = excl ? me : me + 1; /* members 0 .. upto-1 contribute to this PE's result */
+    if (g->size == 1) {
+        if (excl)
+            memset(dest, 0, nbytes);
+        else
+            memmove(dest, src, nbytes);
+        return;
+    }
+    if (nbytes <= SHMEMI_COLL_SCRATCH) {
+        uint64_t e = ++g->team->epoch;
+        memcpy(scratch_for(g, e), src, nbytes);
+        publish(g, e);
+        if (upto == 0) {
+            memset(dest, 0, nbytes);
+            return;
+        }
+        for (int i = 0; i < upto; i++) {
+            if (i != me)
+                wait_ready(g, i, e);
+            if (i == 0)
+                memcpy(dest, scratch_of(g, 0, e), nbytes);
+            else
+                shmemi_reduce_apply(SHMEMI_OP_SUM, dt, dest, scratch_of(g, i, e), count);
+        }
+        return;
+    }
+    /* split by address: member k runs the prefix over slice k of every member's source, writing each dest */
+    grp_barrier(g);
+    size_t n = (size_t)g->size, per = (count + n - 1) / n, lo = (size_t)me * per;
+    size_t hi = lo + per < count ? lo + per : count, blk = (COLL_BLOCK / 2) / es;
+    _Alignas(64) char run[COLL_BLOCK / 2], in[COLL_BLOCK / 2];
+    for (size_t b = lo; b < hi; b += blk) {
+        size_t m = hi - b < blk ? hi - b : blk, off = b * es, len = m * es;
+        memset(run, 0, len);
+        for (int i = 0; i < g->size; i++) {
+            memcpy(in, peer(g, (const char *)src + off, len, i), len); /* read before dest (may be source) */
+            if (!excl)
+                shmemi_reduce_apply(SHMEMI_OP_SUM, dt, run, in, m);
+            memcpy(peer(g, (char *)dest + off, len, i), run, len);
+            if (excl)
+                shmemi_reduce_apply(SHMEMI_OP_SUM, dt, run, in, m);
+        }
+    }
+    grp_barrier(g);
+}
+
+/* ---- entry points ---- */
+int shmemi_broadcast(shmem_team_t team, void *dest, const void *src, size_t nbytes, int root, const char *fn) {
+    struct grp g = grp_team(team, fn);
+    bcast(&g, dest, src, nbytes, root, 1);
+    return 0;
+}
+
+int shmemi_collect(shmem_team_t team, void *dest, const void *src, size_t nbytes, const char *fn) {
+    struct grp g = grp_team(team, fn);
+    collect(&g, dest, src, nbytes);
+    return 0;
+}
+
+int shmemi_fcollect(shmem_team_t team, void *dest, const void *src, size_t nbytes, const char *fn) {
+    struct grp g = grp_team(team, fn);
+    fcollect(&g, dest, src, nbytes);
+    return 0;
+}
+
+int shmemi_alltoall(shmem_team_t team, void *dest, const void *src, size_t nbytes, const char *fn) {
+    struct grp g = grp_team(team, fn);
+    alltoall(&g, dest, src, nbytes);
+    return 0;
+}
+
+int shmemi_alltoalls(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                     size_t esize, const char *fn) {
+    struct grp g = grp_team(team, fn);
+    alltoalls(&g, dest, src, dst, sst, nelems, esize);
+    return 0;
+}
+
+int shmemi_reduce(shmem_team_t team, int op, int dtype, void *dest, const void *src, size_t nreduce, const char *fn) {
+    struct grp g = grp_team(team, fn);
+    reduce(&g, op, dtype, dest, src, nreduce);
+    return 0;
+}
+
+int shmemi_scan(shmem_team_t team, int exclusive, int dtype, void *dest, const void *src, size_t nelems,
+                const char *fn) {
+    struct grp g = grp_team(team, fn);
+    scan(&g, exclusive, dtype, dest, src, nelems);
+    return 0;
+}
+
+void shmemi_broadcast_aset(void *dest, const void *src, size_t nbytes, int root, int start, int logs, int size,
+                           long *psync, const char *fn) {
+    struct grp g = grp_aset(start, logs, size, psync, fn);
+    bcast(&g, dest, src, nbytes, root, 0);
+}
+
+void shmemi_collect_aset(void *dest, const void *src, size_t nbytes, int start, int logs, int size, long *psync,
+                         const char *fn) {
+    struct grp g = grp_aset(start, logs, size, psync, fn);
+    collect(&g, dest, src, nbytes);
+}
+
+void shmemi_fcollect_aset(void *dest, const void *src, size_t nbytes, int start, int logs, int size, long *psync,
+                          const char *fn) {
+    struct grp g = grp_aset(start, logs, size, psync, fn);
+    fcollect(&g, dest, src, nbytes);
+}
+
+void shmemi_alltoall_aset(void *dest, const void *src, size_t nbytes, int start, int logs, int size, long *psync,
+                          const char *fn) {
+    struct grp g = grp_aset(start, logs, size, psync, fn);
+    alltoall(&g, dest, src, nbytes);
+}
+
+void shmemi_alltoalls_aset(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize,
+                           int start, int logs, int size, long *psync, const char *fn) {
+    struct grp g = grp_aset(start, logs, size, psync, fn);
+    alltoalls(&g, dest, src, dst, sst, nelems, esize);
+}
+
+void shmemi_to_all(int op, int dtype, void *dest, const void *src, int nreduce, int start, int logs, int size,
+                   void *pwrk, long *psync, const char *fn) {
+    struct grp g = grp_aset(start, logs, size, psync, fn);
+    (void)pwrk; /* peers' sources are read in place: no work array is needed */
+    if (nreduce < 0)
+        shmemi_fatal(fn, "nreduce is %d; it must be >= 0", nreduce);
+    reduce(&g, op, dtype, dest, src, (size_t)nreduce);
+}

@@ -1,0 +1,28 @@
+/* coll.h - collectives, written once for teams and for the deprecated active sets.
+ *
+ * Both kinds become a group (a strided set of world PEs). Every member's buffers are mapped, so collectives read and
+ * write peers' memory directly:
+ *  - small data on a team: each PE copies its contribution into its slot's scratch (double-buffered by epoch
+ *    parity) and bumps its `ready` epoch; readers copy or reduce straight from the peers' scratch. One flag hop, and
+ *    the caller may return at once (the next use of that scratch waits until every member has moved on);
+ *  - large data, and every active-set call: barrier, move data between the mapped user buffers (reductions and
+ *    scans split by address: each PE reduces one slice across all PEs and writes it to every PE), barrier. A team
+ *    barrier is a flat epoch exchange; an active-set barrier a counter on pSync that is restored on return. */
+#ifndef GSHMEM_COLL_H
+#define GSHMEM_COLL_H
+
+#include "state.h"
+
+/* reduction kernels (reduce_ops.c): acc[i] = acc[i] OP in[i] for n elements of dtype */
+SHMEMI_HIDDEN void shmemi_reduce_apply(int op, int dtype, void *acc, const void *in, size_t n);
+SHMEMI_HIDDEN size_t shmemi_dtype_size(int dtype);
+SHMEMI_HIDDEN int shmemi_reduce_valid(int op, int dtype);
+
+/* internal uses by team management: reduce private (non-symmetric) buffers of at most SHMEMI_COLL_SCRATCH bytes */
+SHMEMI_HIDDEN void shmemi_team_reduce_private(struct gshmem_team *t, int op, int dtype, void *dest, const void *src,
+                                              size_t n, const char *fn);
+SHMEMI_HIDDEN void shmemi_team_sync_internal(struct gshmem_team *t, const char *fn);
+SHMEMI_HIDDEN struct gshmem_team *shmemi_team_check(shmem_team_t team, const char *fn);
+SHMEMI_HIDDEN void shmemi_teams_init(void);
+
+#endif

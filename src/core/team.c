@@ -1,0 +1,304 @@
+/* team.c - teams (strided sets of world PEs with their own collective slot and epochs) and communication contexts.
+ *
+ * A team's collectives synchronize through one slot of every member's control block. Creating a team is collective
+ * over its parent: the parent reduces (MAX) each slot's last epoch, with a slot in use anywhere counting as
+ * infinity, so every member picks the same free slot and starts the new team's epochs above anything a previous
+ * owner of the slot left there. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "coll/coll.h"
+#include "state.h"
+
+struct gshmem_team gshmem_team_world;
+struct gshmem_team gshmem_team_shared;
+struct gshmem_ctx gshmem_ctx_default;
+
+static unsigned char slot_used[SHMEMI_MAX_TEAMS];
+static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void team_set(struct gshmem_team *t, int start, int stride, int size, int my_pe, int slot, uint64_t base) {
+    t->start = start;
+    t->stride = stride;
+    t->size = size;
+    t->my_pe = my_pe;
+    t->slot = slot;
+    t->epoch = base;
+    t->base = base;
+    t->nctx = 0;
+    slot_used[slot] = 1;
+}
+
+void shmemi_teams_init(void) {
+    int n = shmemi_rt.n_pes, me = shmemi_rt.my_pe;
+    memset(slot_used, 0, sizeof slot_used);
+    team_set(&gshmem_team_world, 0, 1, n, me, 0, 0);
+    gshmem_team_world.predefined = 1;
+    /* every PE of the local bootstrap is on this node */
+    team_set(&gshmem_team_shared, 0, 1, n, me, 1, 0);
+    gshmem_team_shared.predefined = 1;
+    gshmem_ctx_default.team = &gshmem_team_world;
+    gshmem_ctx_default.start = 0;
+    gshmem_ctx_default.stride = 1;
+    gshmem_ctx_default.size = n;
+}
+
+static struct gshmem_team *check_team(shmem_team_t team, const char *fn) {
+    shmemi_check_init(fn);
+    if (!team)
+        shmemi_fatal(fn, "the team is SHMEM_TEAM_INVALID; pass a team this PE belongs to (a split returns "
+                         "SHMEM_TEAM_INVALID to PEs outside the new team)");
+    return team;
+}
+
+struct gshmem_team *shmemi_team_check(shmem_team_t team, const char *fn) {
+    return check_team(team, fn);
+}
+
+int shmem_team_my_pe(shmem_team_t team) { return team && shmemi_rt.init_state == 1 ? team->my_pe : -1; }
+int shmem_team_n_pes(shmem_team_t team) { return team && shmemi_rt.init_state == 1 ? team->size : -1; }
+
+int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config) {
+    if (!team)
+        return -1;
+    check_team(team, "shmem_team_get_config");
+    if (!config)
+        shmemi_err_null("shmem_team_get_config", "config");
+    if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
+        config->num_contexts = team->config.num_contexts;
+    return 0;
+}
+
+static int world_to_team(const struct gshmem_team *t, int w) {
+    int d = w - t->start;
+    if (t->stride == 0)
+        return d == 0 ? 0 : -1;
+    if (d % t->stride)
+        return -1;
+    int i = d / t->stride;
+    return i >= 0 && i < t->size ? i : -1;
+}
+
+int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team) {
+    if (!src_team || !dest_team || src_pe < 0 || src_pe >= src_team->size)
+        return -1;
+    return world_to_team(dest_team, src_team->start + src_pe * src_team->stride);
+}
+
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe) {
+    if (!team || pe < 0 || pe >= team->size)
+        return NULL;
+    return shmem_ptr(dest, team->start + pe * team->stride);
+}
+
+/* Picks `k` slots free on every member of `parent` (collective over parent); returns 0 and fills slots[] and
+ * bases[] (the epoch each new team starts from), or -1 on every member if fewer than k are free. */
+static int pick_slots(struct gshmem_team *parent, int k, int *slots, uint64_t *bases, const char *fn) {
+    uint64_t v[SHMEMI_MAX_TEAMS], r[SHMEMI_MAX_TEAMS];
+    struct shmemi_ctl *mine = shmemi_rt.ctl[shmemi_rt.my_pe];
+    for (int s = 0; s < SHMEMI_MAX_TEAMS; s++)
+        v[s] = slot_used[s] ? UINT64_MAX : __atomic_load_n(&mine->coll[s].ready, __ATOMIC_RELAXED);
+    shmemi_team_reduce_private(parent, SHMEMI_OP_MAX, SHMEMI_DT_UINT64, r, v, SHMEMI_MAX_TEAMS, fn);
+    int got = 0;
+    for (int s = 0; s < SHMEMI_MAX_TEAMS && got < k; s++)
+        if (r[s] != UINT64_MAX) {
+            slots[got] = s;
+            bases[got++] = r[s];
+        }
+    if (got < k) {
+        if (parent->my_pe == 0)
+            shmemi_debug("%s: no free team slot (at most %d teams may exist at once)", fn, SHMEMI_MAX_TEAMS);
+        return -1;
+    }
+    return 0;
+}
+
+static struct gshmem_team *team_new(const struct gshmem_team *parent, int start, int stride, int size, int my_pe,
+                                    int slot, uint64_t base, const shmem_team_config_t *config, long mask) {
+    struct gshmem_team *t = calloc(1, sizeof *t);
+    if (!t)
+        shmemi_fatal("shmem_team_split", "out of memory for a team object");
+    team_set(t, parent->start + start * parent->stride, stride * parent->stride, size, my_pe, slot, base);
+    if (config && (mask & SHMEM_TEAM_NUM_CONTEXTS)) {
+        t->config.num_contexts = config->num_contexts;
+        t->config_mask = SHMEM_TEAM_NUM_CONTEXTS;
+    }
+    return t;
+}
+
+int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size, const shmem_team_config_t *config,
+                             long config_mask, shmem_team_t *new_team) {
+    const char *fn = "shmem_team_split_strided";
+    shmemi_check_init(fn);
+    if (!new_team)
+        shmemi_err_null(fn, "new_team");
+    *new_team = SHMEM_TEAM_INVALID;
+    if (!parent)
+        return -1;
+    int n = parent->size;
+    long last = (long)start + (long)(size - 1) * stride;
+    if (size <= 0 || start < 0 || start >= n || last < 0 || last >= n || (stride == 0 && size != 1)) {
+        if (parent->my_pe == 0)
+            shmemi_debug("%s: invalid triplet start=%d stride=%d size=%d for a parent team of %d PEs", fn, start,
+                         stride, size, n);
+        return -1; /* every parent member sees the same arguments, so all return nonzero together */
+    }
+    int slot;
+    uint64_t base;
+    if (pick_slots(parent, 1, &slot, &base, fn))
+        return -1;
+    int d = parent->my_pe - start, idx = -1;
+    if (stride == 0)
+        idx = d == 0 ? 0 : -1;
+    else if (d % stride == 0 && d / stride >= 0 && d / stride < size)
+        idx = d / stride;
+    if (idx >= 0)
+        *new_team = team_new(parent, start, stride == 0 ? 1 : stride, size, idx, slot, base, config, config_mask);
+    return 0;
+}
+
+int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                        shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config, long yaxis_mask,
+                        shmem_team_t *yaxis_team) {
+    const char *fn = "shmem_team_split_2d";
+    shmemi_check_init(fn);
+    if (!xaxis_team)
+        shmemi_err_null(fn, "xaxis_team");
+    if (!yaxis_team)
+        shmemi_err_null(fn, "yaxis_team");
+    *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
+    if (!parent || xrange <= 0)
+        return -1;
+    int n = parent->size, p = parent->my_pe;
+    if (xrange > n)
+        xrange = n;
+    int slots[2];
+    uint64_t bases[2];
+    if (pick_slots(parent, 2, slots, bases, fn))
+        return -1;
+    int x = p % xrange, y = p / xrange;
+    int xsize = n - y * xrange < xrange ? n - y * xrange : xrange;
+    int ysize = (n - x + xrange - 1) / xrange;
+    *xaxis_team = team_new(parent, y * xrange, 1, xsize, x, slots[0], bases[0], xaxis_config, xaxis_mask);
+    *yaxis_team = team_new(parent, x, xrange, ysize, y, slots[1], bases[1], yaxis_config, yaxis_mask);
+    return 0;
+}
+
+/* ---- contexts ---- */
+struct ctx_node {
+    struct gshmem_ctx ctx;
+    struct ctx_node *next;
+};
+static struct ctx_node *ctx_list; /* every context alive, so destroying a team can destroy its shareable ones */
+
+static void ctx_unlink(struct gshmem_ctx *ctx) {
+    for (struct ctx_node **pp = &ctx_list; *pp; pp = &(*pp)->next)
+        if (&(*pp)->ctx == ctx) {
+            struct ctx_node *dead = *pp;
+            *pp = dead->next;
+            dead->ctx.team->nctx--;
+            free(dead);
+            return;
+        }
+}
+
+void shmem_team_destroy(shmem_team_t team) {
+    const char *fn = "shmem_team_destroy";
+    if (!team)
+        return;
+    check_team(team, fn);
+    if (team->predefined)
+        shmemi_fatal(fn, "SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be destroyed; destroy only teams returned "
+                         "by shmem_team_split_strided or shmem_team_split_2d");
+    /* Collective: once every member is here, nobody still reads this slot, and it may be reused. */
+    shmemi_team_sync_internal(team, fn);
+    pthread_mutex_lock(&ctx_lock);
+    for (struct ctx_node *c = ctx_list, *next; c; c = next) {
+        next = c->next;
+        if (c->ctx.team == team && !(c->ctx.options & SHMEM_CTX_PRIVATE))
+            ctx_unlink(&c->ctx);
+    }
+    pthread_mutex_unlock(&ctx_lock);
+    slot_used[team->slot] = 0;
+    team->size = 0;
+    free(team);
+}
+
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx) {
+    const char *fn = "shmem_team_create_ctx";
+    shmemi_check_init(fn);
+    if (!ctx)
+        shmemi_err_null(fn, "ctx");
+    *ctx = SHMEM_CTX_INVALID;
+    if (!team)
+        return -1;
+    if (options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE))
+        shmemi_fatal(fn, "unknown option bits 0x%lx; use SHMEM_CTX_PRIVATE, SHMEM_CTX_SERIALIZED, SHMEM_CTX_NOSTORE",
+                     options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE));
+    struct ctx_node *c = calloc(1, sizeof *c);
+    if (!c)
+        return -1;
+    c->ctx.team = team;
+    c->ctx.options = options;
+    c->ctx.start = team->start;
+    c->ctx.stride = team->stride;
+    c->ctx.size = team->size;
+    pthread_mutex_lock(&ctx_lock);
+    c->next = ctx_list;
+    ctx_list = c;
+    team->nctx++;
+    pthread_mutex_unlock(&ctx_lock);
+    *ctx = &c->ctx;
+    return 0;
+}
+
+int shmem_ctx_create(long options, shmem_ctx_t *ctx) {
+    if (!ctx)
+        shmemi_err_null("shmem_ctx_create", "ctx");
+    return shmem_team_create_ctx(SHMEM_TEAM_WORLD, options, ctx);
+}
+
+void shmem_ctx_destroy(shmem_ctx_t ctx) {
+    const char *fn = "shmem_ctx_destroy";
+    if (!ctx)
+        return;
+    shmemi_check_init(fn);
+    if (ctx == SHMEM_CTX_DEFAULT)
+        shmemi_fatal(fn, "SHMEM_CTX_DEFAULT cannot be destroyed; destroy only contexts from shmem_ctx_create");
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* destroying a context completes its operations (quiet) */
+    pthread_mutex_lock(&ctx_lock);
+    ctx_unlink(ctx);
+    pthread_mutex_unlock(&ctx_lock);
+}
+
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team) {
+    if (!team)
+        shmemi_err_null("shmem_ctx_get_team", "team");
+    if (!ctx) {
+        *team = SHMEM_TEAM_INVALID;
+        return -1;
+    }
+    *team = ctx->team;
+    return 0;
+}
+
+/* 1.6 sessions are hints about a burst of operations; with every peer mapped there is nothing to batch. */
+void shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_session_config_t *config,
+                             long config_mask) {
+    if (config_mask && !config)
+        shmemi_err_null("shmem_ctx_session_start", "config");
+}
+
+void shmem_ctx_session_stop(shmem_ctx_t ctx) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *fn) {
+    if (!ctx)
+        shmemi_fatal(fn, "the context is SHMEM_CTX_INVALID; use a context returned by shmem_ctx_create or "
+                         "shmem_team_create_ctx (and check that call's return value)");
+    if ((unsigned)pe >= (unsigned)ctx->size)
+        shmemi_fatal(fn,
+                     "target PE %d is outside the context's team (PEs of a team context are numbered 0..%d "
+                     "within the team); translate it with shmem_team_translate_pe",
+                     pe, ctx->size - 1);
+    return ctx->start + pe * ctx->stride;
+}
