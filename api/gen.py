@@ -149,12 +149,19 @@ def gen_source(group):
         "/* clang-format off */",
         '#include "shmemi.h"',
     ]
+    names = []
     for f in generated_families():
         if f.group != group:
             continue
         lines.append("")
         for r in expand(f):
             lines.append("%s { %s }" % (proto(r), r.body))
+            names.append(r.name)
+    # Compiled with src/api/pshmem_names.h, the definitions above are the pshmem_ names; the shmem_ names are weak
+    # aliases of them, so a profiling tool may define its own.
+    lines += ["", "/* profiling interface: weak shmem_ aliases of the pshmem_ definitions above */",
+              '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"']
+    lines += ["SHMEMI_PROFILE_ALIAS(%s)" % n for n in names]
     return "\n".join(lines) + "\n"
 
 
@@ -333,7 +340,8 @@ def gen_header():
         "",
         "/* C11 generic interfaces: the type of the selecting argument picks the typed routine; a shmem_ctx_t first",
         " * argument picks the shmem_ctx_ form. */",
-        "#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L",
+        "#if !defined(__cplusplus) && !defined(GSHMEM_BUILDING) && defined(__STDC_VERSION__) && \\",
+        "    __STDC_VERSION__ >= 201112L",
         "/* named only in unselected branches: a call that lands here has a type the family lacks */",
         "void gshmem_c11_no_match(void);",
     ]
@@ -369,12 +377,96 @@ def gen_header():
     return "\n".join(out) + "\n"
 
 
+# ---------------------------------------------------------------- profiling interface
+
+
+def all_routines():
+    """Every C routine of the table, generated and hand-written."""
+    return [r for f in table.FAMILIES for r in expand(f)]
+
+
+def pname(name):
+    return "p" + name
+
+
+def gen_pshmem_names():
+    out = [
+        "/* pshmem_names.h - force-included into every library source: the library defines each routine under its",
+        " * profiling name pshmem_X (and calls it so internally); src/api/profile.c and the generated sources add the",
+        " * weak shmem_X names. %s. */" % BANNER,
+        "/* clang-format off */",
+        "#ifndef GSHMEMI_NO_RENAME",
+    ]
+    out += ["#define %s %s" % (r.name, pname(r.name)) for r in all_routines()]
+    out += ["#endif"]
+    return "\n".join(out) + "\n"
+
+
+def pproto(r):
+    sep = "" if r.ret.endswith("*") else " "
+    attrs = "GSHMEM_NORETURN " if r.name == "shmem_global_exit" else ""
+    return "%s%s%s%s(%s)" % (attrs, r.ret, sep, pname(r.name), r.params)
+
+
+def gen_pshmem_h():
+    out = [
+        "/* pshmem.h - the OpenSHMEM profiling interface of gshmem: every routine under its pshmem_ name.",
+        " * A tool defines shmem_X itself and calls pshmem_X to reach the library. %s. */" % BANNER,
+        "/* clang-format off */",
+        "#ifndef GSHMEM_PSHMEM_H",
+        "#define GSHMEM_PSHMEM_H",
+        "#include <shmem.h>",
+        "",
+        "#if defined(__GNUC__)",
+        "#pragma GCC visibility push(default)",
+        "#endif",
+        "#ifdef __cplusplus",
+        'extern "C" {',
+        "#endif",
+    ]
+    out += ["%s;" % pproto(r) for r in all_routines()]
+    out += ["#ifdef __cplusplus", "}", "#endif", "#if defined(__GNUC__)", "#pragma GCC visibility pop", "#endif",
+            "#endif /* GSHMEM_PSHMEM_H */"]
+    return "\n".join(out) + "\n"
+
+
+def gen_profile_c():
+    out = [
+        "/* profile.c - weak shmem_ names of the hand-written routines, forwarding to their pshmem_ definitions.",
+        " * %s. */" % BANNER,
+        "/* clang-format off */",
+        '#include "shmemi.h"',
+        "#include <pshmem.h>",
+        "",
+        "#if defined(__GNUC__)",
+        "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"",
+        "#endif",
+    ]
+    for f in table.FAMILIES:
+        if f.status == GENERATED:
+            continue
+        for r in expand(f):
+            sep = "" if r.ret.endswith("*") else " "
+            params = r.params
+            if params.endswith(", ..."):
+                args = ", ".join(param_names(params[:-5]))
+            else:
+                args = "" if params == "void" else ", ".join(param_names(params))
+            ret = "" if r.ret == "void" else "return "
+            out.append("__attribute__((weak)) %s%s(%s)(%s) { %s%s(%s); }" % (r.ret, sep, r.name, params, ret,
+                                                                             pname(r.name), args))
+    return "\n".join(out) + "\n"
+
+
 # ---------------------------------------------------------------- driver
 
 
 def outputs():
     files = {path: gen_source(group) for group, (path, _) in table.FILES.items()}
     files[table.HEADER] = gen_header()
+    files["src/api/pshmem_names.h"] = gen_pshmem_names()
+    files["src/api/profile.c"] = gen_profile_c()
+    files["include/pshmem.h"] = gen_pshmem_h()
     return files
 
 

@@ -1927,7 +1927,8 @@ int shmem_complexf_sum_exscan(shmem_team_t team, gshmem_complexf *dest, const gs
 
 /* C11 generic interfaces: the type of the selecting argument picks the typed routine; a shmem_ctx_t first
  * argument picks the shmem_ctx_ form. */
-#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#if !defined(__cplusplus) && !defined(GSHMEM_BUILDING) && defined(__STDC_VERSION__) && \
+    __STDC_VERSION__ >= 201112L
 /* named only in unselected branches: a call that lands here has a type the family lacks */
 void gshmem_c11_no_match(void);
 #define GSHMEM_C11_ARG0(...) GSHMEM_C11_ARG0_(__VA_ARGS__, 0)

@@ -14,6 +14,12 @@
 #define SHMEMI_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SHMEMI_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* Profiling interface: `name` is defined in this file as p<name> (src/api/pshmem_names.h renames it); this adds the
+ * public name as a weak alias, so a tool's own definition wins and reaches the library through p<name>. */
+#define SHMEMI_PROFILE_ALIAS(name)                                                                                     \
+    extern __typeof(p##name) shmemi_alias_##name __asm__(#name)                                                        \
+        __attribute__((weak, alias("p" #name), visibility("default")));
+
 /* Element type codes: waits/tests compare with the right signedness, reductions (issue 3) pick the operator. */
 enum shmemi_dtype {
     SHMEMI_DT_CHAR,
