@@ -16,8 +16,11 @@ usage: bench/compare.sh [options]
   --title TEXT      heading of the markdown summary (default: date and uname)
   --only gshmem|oshmem   run one side only (the table shows n/a for the other)
   --gshmem-env VAR=VALUE environment for the gshmem runs (repeatable), e.g. SHMEM_WAIT_SPIN=100000000
+  --aset            also run gshmem with shmem-perf --aset (collectives through the active-set forms, the API
+                    OSHMEM 4.1 has) each round: gshmem, gshmem --aset, OSHMEM, ...
   --quick           shmem-perf --quick (smoke test of this script, not a measurement)
-  -- ARGS...        extra arguments for shmem-perf (e.g. -- --test put_lat,pingpong --max 64K)
+  -- ARGS...        extra arguments for shmem-perf (e.g. -- --test put_lat,pingpong --max 64K;
+                    -- --test coll for the barrier, syncs and collectives only)
 EOF
 }
 
@@ -32,6 +35,7 @@ summary=
 title=
 only=
 quick=
+aset=0
 perf_args=()
 g_env=()
 
@@ -46,6 +50,7 @@ while [ $# -gt 0 ]; do
     --title) title=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --quick) quick=--quick; shift ;;
+    --aset) aset=1; shift ;;
     --gshmem-env) g_env+=("$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; perf_args=("$@"); break ;;
@@ -108,44 +113,55 @@ o_extra=()
   [ -r /etc/os-release ] && . /etc/os-release && echo "os: ${PRETTY_NAME:-unknown}"
   echo "gshmem: ${g_run:-skipped} (binary ${g_bin:-none})${g_env[*]:+ with ${g_env[*]}}"
   echo "oshmem: ${o_run} ($("$o_run" --version 2>/dev/null | head -n1 || true))"
-  echo "np: $np, rounds: $rounds, shmem-perf args: $quick ${perf_args[*]:-}"
+  echo "np: $np, rounds: $rounds, shmem-perf args: $quick ${perf_args[*]:-}$([ $aset = 1 ] && [ $do_g = 1 ] && echo ' (gshmem also with --aset)')"
 } >"$out/machine.txt"
 cat "$out/machine.txt" >>"$log"
 
-run_one() { # impl round
-  local impl=$1 r=$2 json="$out/$1-r$2.json" rc=0
+run_one() { # impl round; impl is gshmem, gshmem-aset (shmem-perf --aset) or oshmem
+  local impl=$1 r=$2 json="$out/$1-r$2.json" rc=0 extra=
   say "round $r: $impl (load: $(cut -d' ' -f1-3 /proc/loadavg))"
-  if [ "$impl" = gshmem ]; then
-    timeout 900 env ${g_env[@]+"${g_env[@]}"} "$g_run" -np "$np" "$g_bin" $quick ${perf_args[@]+"${perf_args[@]}"} --json "$json" \
-      >"$out/$impl-r$r.txt" 2>&1 || rc=$?
+  [ "$impl" = gshmem-aset ] && extra=--aset
+  if [ "$impl" != oshmem ]; then
+    timeout 900 env ${g_env[@]+"${g_env[@]}"} "$g_run" -np "$np" "$g_bin" $quick $extra ${perf_args[@]+"${perf_args[@]}"} \
+      --json "$json" >"$out/$impl-r$r.txt" 2>&1 || rc=$?
   else
     timeout 900 "${oshmem_env[@]}" "$o_run" ${o_extra[@]+"${o_extra[@]}"} -np "$np" "$o_bin" $quick \
       ${perf_args[@]+"${perf_args[@]}"} --json "$json" >"$out/$impl-r$r.txt" 2>&1 || rc=$?
   fi
   if [ $rc -ne 0 ] || [ ! -s "$json" ]; then
     say "  $impl round $r FAILED (exit $rc); last lines of its output:"
+    failed=$((failed + 1))
     tail -n 15 "$out/$impl-r$r.txt" | tee -a "$log" >&2
     rm -f "$json"
   fi
 }
 
+failed=0
 for r in $(seq 1 "$rounds"); do
   [ $do_g = 1 ] && run_one gshmem "$r"
+  [ $do_g = 1 ] && [ $aset = 1 ] && run_one gshmem-aset "$r"
   [ $do_o = 1 ] && run_one oshmem "$r"
 done
 
+
 # ---- aggregate: per implementation, the median over rounds of each round's median ----
 [ -n "$title" ] || title="gshmem vs Open MPI OSHMEM — $(date -u +%Y-%m-%d), $(uname -n)"
-python3 - "$out" "$rounds" "$title" <<'PY'
+python3 - "$out" "$rounds" "$title" "$failed" <<'PY'
 import glob, json, os, statistics, sys
 
-out, rounds, title = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+out, rounds, title, failed = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+# run labels: gshmem (collectives through team forms), gshmem-aset (shmem-perf --aset), oshmem
+IMPLS = ("gshmem", "gshmem-aset", "oshmem")
+LABEL = {"gshmem": "gshmem", "gshmem-aset": "gshmem --aset", "oshmem": "OSHMEM"}
 data = {}  # (impl, test, size) -> list of per-round medians
 mins = {}
 units = {}
 names = {}
-for impl in ("gshmem", "oshmem"):
-    for f in sorted(glob.glob(os.path.join(out, impl + "-r*.json"))):
+nround = {}
+for impl in IMPLS:
+    files = sorted(glob.glob(os.path.join(out, impl + "-r*.json")))
+    nround[impl] = len(files)
+    for f in files:
         for row in json.load(open(f)):
             k = (impl, row["test"], row["size"])
             data.setdefault(k, []).append(row["median"])
@@ -156,6 +172,9 @@ for impl in ("gshmem", "oshmem"):
                 mins[k] = best
             else:
                 mins[k] = min(mins[k], best) if row["unit"] == "us" else max(mins[k], best)
+# gshmem-aset columns only when that side ran; gshmem and OSHMEM always (n/a when skipped)
+shown = [i for i in IMPLS if i != "gshmem-aset" or nround[i]]
+gsides = [i for i in shown if i != "oshmem"]
 
 def med(impl, test, size):
     v = data.get((impl, test, size))
@@ -170,7 +189,7 @@ def memcpy_ref(test, size):
            "put_bw": "memcpy_bw", "get_bw": "memcpy_bw"}.get(test)
     if not ref:
         return None
-    v = data.get(("gshmem", ref, size), []) + data.get(("oshmem", ref, size), [])
+    v = [x for impl in IMPLS for x in data.get((impl, ref, size), [])]
     return statistics.median(v) if v else None
 
 def fmt(x, unit):
@@ -202,6 +221,12 @@ targets = [
     ("1 MiB put bandwidth near memcpy (at least 0.8x)", "put_bw", 1 << 20, "mem", 0.8),
     ("barrier_all at most 0.5x OSHMEM", "barrier", 0, "le", 0.5),
 ]
+for t, what in (("bcast", "broadcast"), ("collect", "collect"), ("fcollect", "fcollect"), ("reduce", "long sum reduce"),
+                ("alltoall", "alltoall")):
+    targets.append(("8 B %s at most 0.5x OSHMEM" % what, t, 8, "le", 0.5))
+for t, what in (("bcast", "broadcast"), ("collect", "collect"), ("fcollect", "fcollect"), ("reduce", "long sum reduce"),
+                ("alltoall", "alltoall")):
+    targets.append(("1 MiB %s no slower than OSHMEM" % what, t, 1 << 20, "le", 1.0))
 
 lines = ["# " + title, ""]
 try:
@@ -210,57 +235,76 @@ except OSError:
     pass
 lines += ["Implementations as they name themselves: " +
           ", ".join("%s = `%s`" % (k, v) for k, v in sorted(names.items())), ""]
-nround = {impl: len(glob.glob(os.path.join(out, impl + "-r*.json"))) for impl in ("gshmem", "oshmem")}
-lines += ["Rounds completed: gshmem %d, OSHMEM %d of %d (alternating). Each figure is the median over rounds of "
+lines += ["Rounds completed: %s of %d (alternating %s). Each figure is the median over rounds of "
           "each round's median of its repetitions; \"rounds\" gives the lowest and highest round median." %
-          (nround["gshmem"], nround["oshmem"], rounds), ""]
+          (", ".join("%s %d" % (LABEL[i], nround[i]) for i in shown), rounds, ", ".join(LABEL[i] for i in shown)), ""]
+if "gshmem-aset" in shown:
+    lines += ["`gshmem` calls the collectives through the OpenSHMEM 1.5 team forms, `gshmem --aset` through the "
+              "active-set forms (pSync, pWrk) that OSHMEM 4.1 implements and is measured with.", ""]
+if failed:
+    lines += ["**%d run(s) FAILED** (wrong result, crash or timeout): see compare.log; their figures are missing." %
+              failed, ""]
 
-lines += ["## Targets", "", "| target | gshmem | OSHMEM | memcpy | ratio | rounds (gshmem) | rounds (OSHMEM) | result |",
-          "|---|---|---|---|---|---|---|---|"]
+def sp(impl, test, size, unit):
+    r = spread(impl, test, size)
+    return "%s–%s" % (fmt(r[0], unit), fmt(r[1], unit)) if r else "n/a"
+
+hdr = ["target"] + [LABEL[i] for i in shown] + ["memcpy"] + ["ratio" if g == "gshmem" else "ratio (--aset)"
+                                                             for g in gsides]
+hdr += ["rounds (%s)" % LABEL[i] for i in shown] + ["result" if g == "gshmem" else "result (--aset)" for g in gsides]
+lines += ["## Targets", "", "| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
 verdicts = []
 for label, test, size, kind, factor in targets:
+    if not any((i, test, size) in data for i in IMPLS):
+        continue  # not measured in this comparison
     unit = units.get((test, size), "GB/s" if test.endswith("_bw") else "us")
-    g, o, m = med("gshmem", test, size), med("oshmem", test, size), memcpy_ref(test, size)
-    if kind == "le":
-        ok = None if g is None or o is None else g <= factor * o
-        r = ratio(g, o)
-    elif kind == "ge":
-        ok = None if g is None or o is None else g >= factor * o
-        r = ratio(g, o)
-    else:
-        ok = None if g is None or m is None else g >= factor * m
-        r = ratio(g, m) + " of memcpy"
-    res = "n/a" if ok is None else ("PASS" if ok else "MISS")
-    verdicts.append((label, res))
-    sp = lambda impl: "%s–%s" % tuple(fmt(x, unit) for x in spread(impl, test, size)) if spread(impl, test, size) else "n/a"
+    o, m = med("oshmem", test, size), memcpy_ref(test, size)
     wu = lambda x: fmt(x, unit) + ("" if x is None else " " + unit)
-    lines.append("| %s | %s | %s | %s | %s | %s | %s | **%s** |" % (
-        label, wu(g), wu(o), fmt(m, unit) if kind == "mem" else "", r,
-        sp("gshmem"), sp("oshmem"), res))
+    rs, res = [], []
+    for g in gsides:
+        v = med(g, test, size)
+        if kind == "le":
+            ok = None if v is None or o is None else v <= factor * o
+            r = ratio(v, o)
+        elif kind == "ge":
+            ok = None if v is None or o is None else v >= factor * o
+            r = ratio(v, o)
+        else:
+            ok = None if v is None or m is None else v >= factor * m
+            r = ratio(v, m) + " of memcpy"
+        rs.append(r)
+        res.append("n/a" if ok is None else ("PASS" if ok else "MISS"))
+        verdicts.append((label + ("" if g == "gshmem" else " (--aset)"), res[-1]))
+    row = [label] + [wu(med(i, test, size)) for i in shown] + [fmt(m, unit) if kind == "mem" else ""] + rs
+    row += [sp(i, test, size, unit) for i in shown] + ["**%s**" % r for r in res]
+    lines.append("| " + " | ".join(row) + " |")
 lines.append("")
 
 order = ["put_lat", "get_lat", "put_signal", "pingpong", "amo_fadd", "amo_fetch", "amo_cswap", "amo_add",
-         "barrier", "put_bw", "get_bw"]
+         "barrier", "sync_all", "team_sync", "bcast", "collect", "fcollect", "reduce", "alltoall", "put_bw", "get_bw"]
 keys = sorted({(t, s) for (_, t, s) in data if not t.startswith("memcpy")},
               key=lambda k: (order.index(k[0]) if k[0] in order else 99, k[0], k[1]))
+hdr = ["test", "size", "unit"] + [LABEL[i] for i in shown] + ["memcpy"]
+hdr += ["%s/OSHMEM" % LABEL[g] for g in gsides] + ["gshmem/memcpy"] + ["%s best" % LABEL[i] for i in shown]
 lines += ["## All points", "",
           "Latency in µs (lower is better), bandwidth in GB/s = 1e9 bytes/s (higher is better). "
           "memcpy: local copy of the same size in the same process (`memcpy_lat` / `memcpy_bw`). "
-          "best: fastest repetition seen in any round.", "",
-          "| test | size | unit | gshmem | OSHMEM | memcpy | gshmem/OSHMEM | gshmem/memcpy | gshmem best | OSHMEM best |",
-          "|---|---|---|---|---|---|---|---|---|---|"]
+          "best: fastest repetition seen in any round. Collectives (`bcast` … `alltoall`): size is each PE's "
+          "contribution (alltoall: the block for each PE), the time is the slowest PE's per call.", "",
+          "| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
 for t, s in keys:
     unit = units[(t, s)]
-    g, o, m = med("gshmem", t, s), med("oshmem", t, s), memcpy_ref(t, s)
-    lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-        t, human(s), unit, fmt(g, unit), fmt(o, unit), fmt(m, unit), ratio(g, o), ratio(g, m),
-        fmt(mins.get(("gshmem", t, s)), unit), fmt(mins.get(("oshmem", t, s)), unit)))
+    o, m = med("oshmem", t, s), memcpy_ref(t, s)
+    row = [t, human(s), unit] + [fmt(med(i, t, s), unit) for i in shown] + [fmt(m, unit)]
+    row += [ratio(med(g, t, s), o) for g in gsides] + [ratio(med("gshmem", t, s), m)]
+    row += [fmt(mins.get((i, t, s)), unit) for i in shown]
+    lines.append("| " + " | ".join(row) + " |")
 lines.append("")
 
 md = "\n".join(lines)
 open(os.path.join(out, "summary.md"), "w").write(md)
-json.dump([{"test": t, "size": s, "unit": units[(t, s)], "gshmem": med("gshmem", t, s),
-            "oshmem": med("oshmem", t, s), "memcpy": memcpy_ref(t, s)} for t, s in keys] +
+json.dump([dict({"test": t, "size": s, "unit": units[(t, s)], "memcpy": memcpy_ref(t, s)},
+                **{i: med(i, t, s) for i in shown}) for t, s in keys] +
           [{"target": l, "result": r} for l, r in verdicts],
           open(os.path.join(out, "summary.json"), "w"), indent=1)
 print(md)
@@ -272,3 +316,7 @@ if [ -n "$summary" ]; then
   say "summary copied to $summary"
 fi
 say "results in $out (summary.md, summary.json, <impl>-r<N>.json/.txt, compare.log)"
+if [ "$failed" -gt 0 ]; then
+  say "compare.sh: $failed run(s) failed (a wrong collective result exits shmem-perf with 3); see $log"
+  exit 1
+fi

@@ -1,5 +1,7 @@
-/* shmem-perf - OpenSHMEM point-to-point, AMO, barrier and bandwidth microbenchmarks with a memcpy reference.
- * Uses only the public OpenSHMEM API so the same source builds against any 1.4+ implementation (1.5 parts guarded). */
+/* shmem-perf - OpenSHMEM point-to-point, AMO, barrier, collective and bandwidth microbenchmarks with a memcpy
+ * reference. Uses only the public OpenSHMEM API so the same source builds against any 1.4+ implementation (1.5 parts
+ * guarded). Collectives use the 1.5 team forms where the library is 1.5, the active-set forms (pSync, pWrk) otherwise
+ * or with --aset. */
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
 
@@ -27,6 +29,9 @@ struct test {
     size_t size_fixed;
     int (*available)(void);
     double (*run)(size_t size, long iters);
+    int all_pes;               /* every PE loops; the time reported is the slowest PE's */
+    int coll;                  /* moves data between all PEs: sizes in whole 64-bit words, result checked */
+    int (*check)(size_t size); /* one verified call after the timing; 0 when the result is right */
 };
 
 static struct {
@@ -42,6 +47,8 @@ static struct {
     int window;
     const char *json;
     int quick;
+    int aset;   /* collectives through the active-set forms (always so below OpenSHMEM 1.5) */
+    int per_pe; /* print every PE's time per call for the all-PE tests */
 } opt = {
     .min_iters = 1000,
     .bw_min_iters = 20,
@@ -304,26 +311,255 @@ static double run_put_signal(size_t size, long iters) {
 }
 #endif
 
+/* ---------------- collectives: every PE calls them ---------------- */
+
+#if PERF_HAVE_15
+#define TEAM_FORMS (!opt.aset)
+#else
+#define TEAM_FORMS 0
+#endif
+
+#define PERF_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define PSYNC_LEN                                                                                                      \
+    PERF_MAX(PERF_MAX(PERF_MAX(SHMEM_BCAST_SYNC_SIZE, SHMEM_COLLECT_SYNC_SIZE),                                        \
+                      PERF_MAX(SHMEM_REDUCE_SYNC_SIZE, SHMEM_ALLTOALL_SYNC_SIZE)),                                     \
+             SHMEM_BARRIER_SYNC_SIZE)
+
+/* Active-set forms: two pSync arrays (and pWrk arrays) used alternately, since a collective other than a barrier may
+ * not reuse the pSync of the call just before it without a barrier in between. coll_seq counts collective calls; it
+ * is the same on every PE, so every PE picks the same array. */
+static long psync[2][PSYNC_LEN];
+static long *pwrk[2];
+static unsigned long coll_seq;
+static long *coll_src, *coll_dst; /* symmetric, npes x the largest size each */
+static double *pe_times;          /* symmetric, npes: each PE's loop time, gathered on PE 0 */
+static long check_seq;            /* verified calls so far: makes every check's data different */
+static long fail_count;           /* on PE 0: PEs whose check failed */
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push /* the active-set forms are deprecated in 1.5 libraries: measured on purpose */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static int op_bcast(size_t size) {
+#if PERF_HAVE_15
+    if (TEAM_FORMS)
+        return shmem_broadcastmem(SHMEM_TEAM_WORLD, coll_dst, coll_src, size, 0);
+#endif
+    shmem_broadcast64(coll_dst, coll_src, size / 8, 0, 0, 0, npes, psync[coll_seq++ & 1]);
+    return 0;
+}
+
+static int op_collect(size_t size) {
+#if PERF_HAVE_15
+    if (TEAM_FORMS)
+        return shmem_collectmem(SHMEM_TEAM_WORLD, coll_dst, coll_src, size);
+#endif
+    shmem_collect64(coll_dst, coll_src, size / 8, 0, 0, npes, psync[coll_seq++ & 1]);
+    return 0;
+}
+
+static int op_fcollect(size_t size) {
+#if PERF_HAVE_15
+    if (TEAM_FORMS)
+        return shmem_fcollectmem(SHMEM_TEAM_WORLD, coll_dst, coll_src, size);
+#endif
+    shmem_fcollect64(coll_dst, coll_src, size / 8, 0, 0, npes, psync[coll_seq++ & 1]);
+    return 0;
+}
+
+static int op_reduce(size_t size) {
+#if PERF_HAVE_15
+    if (TEAM_FORMS)
+        return shmem_long_sum_reduce(SHMEM_TEAM_WORLD, coll_dst, coll_src, size / 8);
+#endif
+    unsigned long k = coll_seq++ & 1;
+    shmem_long_sum_to_all(coll_dst, coll_src, (int)(size / 8), 0, 0, npes, pwrk[k], psync[k]);
+    return 0;
+}
+
+/* size is the block each PE sends to each PE: every PE sends and receives npes x size bytes */
+static int op_alltoall(size_t size) {
+#if PERF_HAVE_15
+    if (TEAM_FORMS)
+        return shmem_alltoallmem(SHMEM_TEAM_WORLD, coll_dst, coll_src, size);
+#endif
+    shmem_alltoall64(coll_dst, coll_src, size / 8, 0, 0, npes, psync[coll_seq++ & 1]);
+    return 0;
+}
+
+static int op_team_sync(size_t size) {
+#if PERF_HAVE_15
+    if (TEAM_FORMS)
+        return shmem_team_sync(SHMEM_TEAM_WORLD);
+#endif
+    shmem_sync(0, 0, npes, psync[coll_seq++ & 1]);
+    return 0;
+}
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+static double run_sync_all(size_t size, long iters) {
+    double t0 = now();
+    for (long i = 0; i < iters; i++)
+        shmem_sync_all();
+    return now() - t0;
+}
+
+#define COLL_RUNNER(fn, op)                                                                                            \
+    static double fn(size_t size, long iters) {                                                                        \
+        double t0 = now();                                                                                             \
+        for (long i = 0; i < iters; i++)                                                                               \
+            op(size);                                                                                                  \
+        return now() - t0;                                                                                             \
+    }
+COLL_RUNNER(run_bcast, op_bcast)
+COLL_RUNNER(run_collect, op_collect)
+COLL_RUNNER(run_fcollect, op_fcollect)
+COLL_RUNNER(run_reduce, op_reduce)
+COLL_RUNNER(run_alltoall, op_alltoall)
+COLL_RUNNER(run_team_sync, op_team_sync)
+
+/* Word i of what PE `from` contributes for PE `to` in check number `seq`: differs between PEs, blocks, checks and
+ * words, and stays below 2^52 so that a sum over up to 2048 PEs cannot overflow. */
+static long pat(int from, int to, long seq, size_t i) {
+    return (long)(((uint64_t)(from & 1023) << 42) | ((uint64_t)(to & 1023) << 32) | ((uint64_t)(seq & 255) << 24) |
+                  (uint64_t)(i & 0xffffff));
+}
+
+#define POISON ((long)0x5a5a5a5a5a5a5a5aL)
+
+/* Fill the sources (src(from, to, i) gives word i of the block for PE `to`; nblk blocks of n words), poison the
+ * destination (dwords words), and make sure every PE is ready before the checked call. */
+static long check_prepare(size_t n, int nblk, size_t dwords) {
+    long seq = ++check_seq;
+    for (int b = 0; b < nblk; b++)
+        for (size_t i = 0; i < n; i++)
+            coll_src[(size_t)b * n + i] = pat(me, b, seq, i);
+    for (size_t i = 0; i < dwords; i++)
+        coll_dst[i] = POISON;
+    shmem_barrier_all();
+    return seq;
+}
+
+static int check_word(const char *test, size_t size, size_t idx, long got, long want) {
+    if (got == want)
+        return 0;
+    fprintf(stderr, "shmem-perf: PE %d: %s %zu B: word %zu is 0x%lx, expected 0x%lx\n", me, test, size, idx,
+            (unsigned long)got, (unsigned long)want);
+    return 1;
+}
+
+static int check_rc(const char *test, size_t size, int rc) {
+    if (rc)
+        fprintf(stderr, "shmem-perf: PE %d: %s %zu B returned %d\n", me, test, size, rc);
+    return rc != 0;
+}
+
+static int check_bcast(size_t size) {
+    size_t n = size / 8;
+    long seq = check_prepare(n, 1, n);
+    if (check_rc("bcast", size, op_bcast(size)))
+        return 1;
+    if (me == 0 && !TEAM_FORMS) /* active-set broadcast leaves the root's dest alone; team broadcast updates it */
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (check_word("bcast", size, i, coll_dst[i], pat(0, 0, seq, i)))
+            return 1;
+    return 0;
+}
+
+static int check_gather(const char *test, size_t size, int (*op)(size_t)) {
+    size_t n = size / 8;
+    long seq = check_prepare(n, 1, n * (size_t)npes);
+    if (check_rc(test, size, op(size)))
+        return 1;
+    for (int pe = 0; pe < npes; pe++)
+        for (size_t i = 0; i < n; i++)
+            if (check_word(test, size, (size_t)pe * n + i, coll_dst[(size_t)pe * n + i], pat(pe, 0, seq, i)))
+                return 1;
+    return 0;
+}
+
+static int check_collect(size_t size) { return check_gather("collect", size, op_collect); }
+static int check_fcollect(size_t size) { return check_gather("fcollect", size, op_fcollect); }
+
+static int check_reduce(size_t size) {
+    size_t n = size / 8;
+    long seq = check_prepare(n, 1, n);
+    if (check_rc("reduce", size, op_reduce(size)))
+        return 1;
+    for (size_t i = 0; i < n; i++) {
+        long want = 0;
+        for (int pe = 0; pe < npes; pe++)
+            want += pat(pe, 0, seq, i);
+        if (check_word("reduce", size, i, coll_dst[i], want))
+            return 1;
+    }
+    return 0;
+}
+
+static int check_alltoall(size_t size) {
+    size_t n = size / 8;
+    long seq = check_prepare(n, npes, n * (size_t)npes);
+    if (check_rc("alltoall", size, op_alltoall(size)))
+        return 1;
+    for (int pe = 0; pe < npes; pe++)
+        for (size_t i = 0; i < n; i++)
+            if (check_word("alltoall", size, (size_t)pe * n + i, coll_dst[(size_t)pe * n + i], pat(pe, me, seq, i)))
+                return 1;
+    return 0;
+}
+
+/* PE 0 gets the slowest PE's time (every PE's is in pe_times); the others get 0. */
+static double slowest(double secs) {
+    if (me == 0) {
+        pe_times[0] = secs;
+    } else {
+        shmem_double_p(&pe_times[me], secs, 0);
+        shmem_quiet();
+    }
+    shmem_barrier_all();
+    double m = 0;
+    if (me == 0)
+        for (int i = 0; i < npes; i++)
+            if (pe_times[i] > m)
+                m = pe_times[i];
+    return m;
+}
+
 static const struct test tests[] = {
-    {"put_lat", "shmem_putmem + shmem_quiet per iteration", UNIT_US, 1, 0, 0, two_pes, run_put_lat},
-    {"get_lat", "blocking shmem_getmem", UNIT_US, 1, 0, 0, two_pes, run_get_lat},
-    {"memcpy_lat", "local memcpy, same sizes (reference)", UNIT_US, 1, 0, 0, always, run_memcpy_lat},
+    {"put_lat", "shmem_putmem + shmem_quiet per iteration", UNIT_US, 1, 0, 0, two_pes, run_put_lat, 0, 0, NULL},
+    {"get_lat", "blocking shmem_getmem", UNIT_US, 1, 0, 0, two_pes, run_get_lat, 0, 0, NULL},
+    {"memcpy_lat", "local memcpy, same sizes (reference)", UNIT_US, 1, 0, 0, always, run_memcpy_lat, 0, 0, NULL},
     {"pingpong", "one-way latency: half a shmem_long_p + shmem_long_wait_until round trip", UNIT_US, 0, 0, 8, two_pes,
-     run_pingpong},
-    {"amo_fadd", "shmem_long_atomic_fetch_add", UNIT_US, 0, 0, 8, two_pes, run_amo_fadd},
-    {"amo_fetch", "shmem_long_atomic_fetch", UNIT_US, 0, 0, 8, two_pes, run_amo_fetch},
-    {"amo_cswap", "shmem_long_atomic_compare_swap", UNIT_US, 0, 0, 8, two_pes, run_amo_cswap},
-    {"amo_add", "shmem_long_atomic_add + shmem_quiet", UNIT_US, 0, 0, 8, two_pes, run_amo_add},
+     run_pingpong, 0, 0, NULL},
+    {"amo_fadd", "shmem_long_atomic_fetch_add", UNIT_US, 0, 0, 8, two_pes, run_amo_fadd, 0, 0, NULL},
+    {"amo_fetch", "shmem_long_atomic_fetch", UNIT_US, 0, 0, 8, two_pes, run_amo_fetch, 0, 0, NULL},
+    {"amo_cswap", "shmem_long_atomic_compare_swap", UNIT_US, 0, 0, 8, two_pes, run_amo_cswap, 0, 0, NULL},
+    {"amo_add", "shmem_long_atomic_add + shmem_quiet", UNIT_US, 0, 0, 8, two_pes, run_amo_add, 0, 0, NULL},
 #if PERF_HAVE_15
     {"put_signal", "one-way latency: half a shmem_putmem_signal + shmem_signal_wait_until round trip", UNIT_US, 1, 0, 0,
-     two_pes, run_put_signal},
+     two_pes, run_put_signal, 0, 0, NULL},
 #endif
-    {"barrier", "shmem_barrier_all, all PEs", UNIT_US, 0, 0, 0, always, run_barrier},
-    {"put_bw", "window of shmem_putmem_nbi, then one shmem_quiet", UNIT_GBS, 1, 1, 0, two_pes, run_put_bw},
-    {"get_bw", "window of shmem_getmem_nbi, then one shmem_quiet", UNIT_GBS, 1, 1, 0, two_pes, run_get_bw},
-    {"memcpy_bw", "window of local memcpy (reference)", UNIT_GBS, 1, 1, 0, always, run_memcpy_bw},
+    {"barrier", "shmem_barrier_all, all PEs", UNIT_US, 0, 0, 0, always, run_barrier, 1, 0, NULL},
+    {"sync_all", "shmem_sync_all, all PEs", UNIT_US, 0, 0, 0, always, run_sync_all, 1, 0, NULL},
+    {"team_sync", "shmem_team_sync(SHMEM_TEAM_WORLD); active-set shmem_sync with --aset or before 1.5", UNIT_US, 0, 0,
+     0, always, run_team_sync, 1, 0, NULL},
+    {"bcast", "broadcast of size bytes from PE 0 to all PEs", UNIT_US, 1, 0, 0, always, run_bcast, 1, 1, check_bcast},
+    {"collect", "collect, size bytes from every PE (npes x size result)", UNIT_US, 1, 0, 0, always, run_collect, 1, 1,
+     check_collect},
+    {"fcollect", "fcollect, size bytes from every PE (npes x size result)", UNIT_US, 1, 0, 0, always, run_fcollect, 1,
+     1, check_fcollect},
+    {"reduce", "long sum reduction of size/8 elements to all PEs", UNIT_US, 1, 0, 0, always, run_reduce, 1, 1,
+     check_reduce},
+    {"alltoall", "alltoall, a size-byte block from every PE to every PE", UNIT_US, 1, 0, 0, always, run_alltoall, 1, 1,
+     check_alltoall},
+    {"put_bw", "window of shmem_putmem_nbi, then one shmem_quiet", UNIT_GBS, 1, 1, 0, two_pes, run_put_bw, 0, 0, NULL},
+    {"get_bw", "window of shmem_getmem_nbi, then one shmem_quiet", UNIT_GBS, 1, 1, 0, two_pes, run_get_bw, 0, 0, NULL},
+    {"memcpy_bw", "window of local memcpy (reference)", UNIT_GBS, 1, 1, 0, always, run_memcpy_bw, 0, 0, NULL},
     {"memcpy_sym_bw", "window of local memcpy into this PE's own symmetric heap (reference)", UNIT_GBS, 1, 1, 0, always,
-     run_memcpy_sym_bw},
+     run_memcpy_sym_bw, 0, 0, NULL},
 };
 #define NTESTS (sizeof(tests) / sizeof(tests[0]))
 
@@ -350,8 +586,15 @@ static double value_of(const struct test *t, size_t size, long iters, double sec
     return secs / (double)iters * 1e6;
 }
 
-/* Warm up, grow the count until a run takes long enough to time, then time R repetitions. */
-static void measure(const struct test *t, size_t size) {
+/* One timed run: PE 0's time, or for the all-PE tests the slowest PE's (on PE 0). */
+static double timed_run(const struct test *t, size_t size, long iters) {
+    double secs = t->run(size, iters);
+    return t->all_pes ? slowest(secs) : secs;
+}
+
+/* Warm up, grow the count until a run takes long enough to time, then time R repetitions; then, for collectives,
+ * one checked call. Returns 0, or 1 when a PE got a wrong result (every PE returns the same). */
+static int measure(const struct test *t, size_t size) {
     long floor_iters = t->bandwidth ? opt.bw_min_iters : opt.min_iters;
     long n = opt.quick ? 2 : (floor_iters < 16 ? floor_iters : 16);
 
@@ -361,7 +604,7 @@ static void measure(const struct test *t, size_t size) {
     double calib_s = opt.target_s / 8;
     for (;;) {
         shmem_barrier_all();
-        double secs = t->run(size, n);
+        double secs = timed_run(t, size, n);
         long next = 0;
         if (me == 0 && secs < calib_s && n < opt.max_iters && secs * 4 < opt.max_s)
             next = n * 4;
@@ -372,7 +615,7 @@ static void measure(const struct test *t, size_t size) {
     }
 
     shmem_barrier_all();
-    double per = t->run(size, n) / (double)n;
+    double per = timed_run(t, size, n) / (double)n;
     long iters = 0;
     if (me == 0) {
         double want = opt.target_s / (per > 0 ? per : 1e-9);
@@ -392,7 +635,7 @@ static void measure(const struct test *t, size_t size) {
         shmem_global_exit(1);
     for (int r = 0; r < opt.reps; r++) {
         shmem_barrier_all();
-        double secs = t->run(size, iters);
+        double secs = timed_run(t, size, iters);
         vals[r] = me == 0 ? value_of(t, size, iters, secs) : 0;
     }
     if (me == 0) {
@@ -408,9 +651,26 @@ static void measure(const struct test *t, size_t size) {
         results[nresults++] = res;
         printf("%-13s %9zu %12.3f %12.3f %12.3f  %-4s %9ld\n", t->name, size, res.median, res.min, res.max,
                t->unit == UNIT_US ? "us" : "GB/s", iters);
+        if (opt.per_pe && t->all_pes) { /* every PE's time in the last repetition */
+            printf("#   per PE, last rep, us/call:");
+            for (int pe = 0; pe < npes; pe++)
+                printf(" %.3f", pe_times[pe] / (double)iters * 1e6);
+            printf("\n");
+        }
         fflush(stdout);
     }
     free(vals);
+
+    if (!t->check)
+        return 0;
+    shmem_barrier_all();
+    if (t->check(size))
+        shmem_long_atomic_inc(&fail_count, 0);
+    shmem_barrier_all();
+    long failed = bcast_long(me == 0 ? fail_count : 0);
+    if (failed && me == 0)
+        printf("# FAILED: %s %zu B gave a wrong result on %ld PE(s)\n", t->name, size, failed);
+    return failed != 0;
 }
 
 static size_t max_size_for(const struct test *t) {
@@ -422,19 +682,24 @@ static size_t max_size_for(const struct test *t) {
 /* ---------------- options, output ---------------- */
 
 static void usage(FILE *f) {
-    fprintf(f,
-            "usage: oshrun -np 2 shmem-perf [options]\n"
-            "  --test NAME[,NAME...]  tests to run (default: all); 'list' prints them\n"
-            "  --iters N              minimum iterations per latency point (default %ld; bandwidth: N/50, >= 5)\n"
-            "  --reps R               timed repetitions per point; median and min reported (default %d)\n"
-            "  --min BYTES, --max BYTES  message size range (default 8 .. 1M; bandwidth tests to 4M)\n"
-            "                         (suffixes K, M accepted)\n"
-            "  --factor 2|4           size step (default 2)\n"
-            "  --window W             operations per bandwidth window (default %d)\n"
-            "  --time SECONDS         minimum time per repetition (default %.3f)\n"
-            "  --json FILE            also write results as JSON\n"
-            "  --quick                tiny iteration counts, 1 repetition: a smoke test, not a measurement\n",
-            opt.min_iters, opt.reps, opt.window, opt.target_s);
+    fprintf(
+        f,
+        "usage: oshrun -np 2 shmem-perf [options]\n"
+        "  --test NAME[,NAME...]  tests to run (default: all); 'list' prints them\n"
+        "  --iters N              minimum iterations per latency point (default %ld; bandwidth: N/50, >= 5)\n"
+        "  --reps R               timed repetitions per point; median and min reported (default %d)\n"
+        "  --min BYTES, --max BYTES  message size range (default 8 .. 1M; bandwidth tests to 4M)\n"
+        "                         (suffixes K, M accepted)\n"
+        "  --factor 2|4           size step (default 2)\n"
+        "  --window W             operations per bandwidth window (default %d)\n"
+        "  --time SECONDS         minimum time per repetition (default %.3f)\n"
+        "  --json FILE            also write results as JSON\n"
+        "  --aset                 collectives through the active-set forms (pSync/pWrk), as a 1.4 library has them\n"
+        "                         (default: team forms where the library is OpenSHMEM 1.5 or later)\n"
+        "  --per-pe               print every PE's time per call for the all-PE tests\n"
+        "  --quick                tiny iteration counts, 1 repetition: a smoke test, not a measurement\n"
+        "test groups: 'coll' = every all-PE test; 'amo', 'lat', 'bw' = amo_*, *_lat, *_bw\n",
+        opt.min_iters, opt.reps, opt.window, opt.target_s);
 }
 
 static size_t parse_size(const char *s) {
@@ -485,6 +750,13 @@ static int selected(const char *list, const char *name) {
     return 0;
 }
 
+/* selected(), plus the group name "coll" for every test in which all PEs take part */
+static int test_selected(const char *list, const struct test *t) {
+    return selected(list, t->name) || (t->all_pes && list && selected(list, "coll"));
+}
+
+static const char *coll_api(void) { return TEAM_FORMS ? "team" : "aset"; }
+
 static void write_json(const char *path) {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -496,9 +768,9 @@ static void write_json(const char *path) {
         const struct result *r = &results[i];
         fprintf(f,
                 "  {\"test\": \"%s\", \"size\": %zu, \"unit\": \"%s\", \"median\": %.6g, \"min\": %.6g, "
-                "\"max\": %.6g, \"reps\": %d, \"iters\": %ld, \"npes\": %d, \"impl\": \"",
+                "\"max\": %.6g, \"reps\": %d, \"iters\": %ld, \"npes\": %d, \"api\": \"%s\", \"impl\": \"",
                 r->t->name, r->size, r->t->unit == UNIT_US ? "us" : "GB/s", r->median, r->min, r->max, opt.reps,
-                r->iters, npes);
+                r->iters, npes, r->t->all_pes ? coll_api() : "p2p");
         for (const char *p = impl_name; *p; p++) {
             if (*p == '"' || *p == '\\')
                 fputc('\\', f);
@@ -523,6 +795,10 @@ int main(int argc, char **argv) {
             return 0;
         } else if (!strcmp(a, "--quick")) {
             opt.quick = 1;
+        } else if (!strcmp(a, "--aset")) {
+            opt.aset = 1;
+        } else if (!strcmp(a, "--per-pe")) {
+            opt.per_pe = 1;
         } else if (!v) {
             bad = 1;
             break;
@@ -593,7 +869,7 @@ int main(int argc, char **argv) {
             char name[64];
             snprintf(name, sizeof(name), "%.*s", (int)(len < 63 ? len : 63), p);
             for (size_t i = 0; i < NTESTS; i++)
-                hit |= selected(name, tests[i].name);
+                hit |= test_selected(name, &tests[i]);
             if (!hit && me == 0)
                 fprintf(stderr, "shmem-perf: no test matches '%s' (--test list shows them)\n", name);
             p += len + (c ? 1 : 0);
@@ -601,9 +877,16 @@ int main(int argc, char **argv) {
     }
 
     buf_size = 0;
-    for (size_t i = 0; i < NTESTS; i++)
-        if (selected(list, tests[i].name) && tests[i].sized && max_size_for(&tests[i]) > buf_size)
-            buf_size = max_size_for(&tests[i]);
+    size_t coll_size = 0; /* largest collective size */
+    for (size_t i = 0; i < NTESTS; i++) {
+        if (!test_selected(list, &tests[i]) || !tests[i].sized)
+            continue;
+        size_t top = max_size_for(&tests[i]);
+        if (tests[i].coll && top > coll_size)
+            coll_size = top;
+        else if (!tests[i].coll && top > buf_size)
+            buf_size = top;
+    }
     if (buf_size < 64)
         buf_size = 64;
     sym_a = shmem_malloc(buf_size);
@@ -618,38 +901,67 @@ int main(int argc, char **argv) {
     memset(sym_b, me + 1, buf_size);
     memset(loc_a, 0x5a, buf_size);
     memset(loc_b, 0xa5, buf_size);
+
+    /* collectives: npes blocks of the largest size for sources (alltoall) and destinations; pWrk for long sums */
+    size_t coll_words = coll_size / 8 > 0 ? coll_size / 8 : 1;
+    size_t wrk_words = PERF_MAX(coll_words / 2 + 1, (size_t)SHMEM_REDUCE_MIN_WRKDATA_SIZE);
+    coll_src = shmem_malloc(coll_words * 8 * (size_t)npes);
+    coll_dst = shmem_malloc(coll_words * 8 * (size_t)npes);
+    pwrk[0] = shmem_malloc(wrk_words * sizeof(long));
+    pwrk[1] = shmem_malloc(wrk_words * sizeof(long));
+    pe_times = shmem_malloc((size_t)npes * sizeof(double));
+    if (!coll_src || !coll_dst || !pwrk[0] || !pwrk[1] || !pe_times) {
+        fprintf(stderr, "shmem-perf: PE %d: cannot allocate 2 x %d x %zu bytes symmetric for collectives\n", me, npes,
+                coll_words * 8);
+        shmem_global_exit(1);
+    }
+    memset(coll_src, 0, coll_words * 8 * (size_t)npes);
+    memset(coll_dst, 0, coll_words * 8 * (size_t)npes);
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < PSYNC_LEN; i++)
+            psync[k][i] = SHMEM_SYNC_VALUE;
     shmem_barrier_all();
 
     if (me == 0) {
         printf("# shmem-perf: %s, %d PEs (PE 0 <-> PE 1), reps %d, >= %ld iters & %.0f ms per point%s\n", impl_name,
                npes, opt.reps, opt.min_iters, opt.target_s * 1e3, opt.quick ? " (quick)" : "");
+        printf("# collectives: %s forms (OpenSHMEM %d.%d header%s); all-PE tests report the slowest PE\n",
+               TEAM_FORMS ? "team" : "active-set", SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION,
+               opt.aset ? ", --aset" : "");
         if (npes < 2)
             printf("# only 1 PE: tests that need PE 1 are skipped\n");
         printf("%-13s %9s %12s %12s %12s  %-4s %9s\n", "# test", "size", "median", "min", "max", "unit", "iters");
         fflush(stdout);
     }
 
-    for (size_t i = 0; i < NTESTS; i++) {
+    int failed = 0;
+    for (size_t i = 0; i < NTESTS && !failed; i++) {
         const struct test *t = &tests[i];
-        if (!selected(list, t->name) || !t->available())
+        if (!test_selected(list, t) || !t->available())
             continue;
         if (!t->sized) {
-            measure(t, t->size_fixed);
+            failed = measure(t, t->size_fixed);
             continue;
         }
         size_t top = max_size_for(t);
-        for (size_t s = opt.min_size; s <= top; s *= (size_t)opt.factor)
-            measure(t, s);
+        for (size_t s = opt.min_size; s <= top && !failed; s *= (size_t)opt.factor)
+            if (!t->coll || s % 8 == 0) /* the active-set forms move 64-bit words */
+                failed = measure(t, s);
     }
 
     if (me == 0 && opt.json)
         write_json(opt.json);
     shmem_barrier_all();
+    shmem_free(pe_times);
+    shmem_free(pwrk[1]);
+    shmem_free(pwrk[0]);
+    shmem_free(coll_dst);
+    shmem_free(coll_src);
     shmem_free(sym_b);
     shmem_free(sym_a);
     free(loc_a);
     free(loc_b);
     free(results);
     shmem_finalize();
-    return 0;
+    return failed ? 3 : 0;
 }

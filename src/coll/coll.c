@@ -145,7 +145,7 @@ static void bcast(const struct grp *g, void *dest, const void *src, size_t nbyte
     check_bufs(g, dest, src, nbytes);
     if (!nbytes)
         return;
-    int me = g->me;
+    int me = g->me, copy_root = me == root && update_root && dest != src;
     if (g->team && nbytes <= SHMEMI_COLL_SCRATCH && g->size > 1) {
         uint64_t e = ++g->team->epoch;
         if (me == root) {
@@ -156,14 +156,17 @@ static void bcast(const struct grp *g, void *dest, const void *src, size_t nbyte
             memcpy(dest, scratch_of(g, root, e), nbytes);
             publish(g, e);
         }
-    } else {
-        grp_barrier(g);
-        if (me != root)
-            memcpy(dest, peer(g, src, nbytes, root), nbytes);
-        grp_barrier(g);
+        if (copy_root)
+            memmove(dest, src, nbytes);
+        return;
     }
-    if (me == root && update_root && dest != src)
+    /* every member copies at once: the others pull from the root's source while the root fills its own dest */
+    grp_barrier(g);
+    if (me != root)
+        memcpy(dest, peer(g, src, nbytes, root), nbytes);
+    else if (copy_root)
         memmove(dest, src, nbytes);
+    grp_barrier(g);
 }
 
 /* ---- fcollect, collect ---- */
