@@ -45,32 +45,37 @@
         }                                                                                                              \
     }
 
-INT_KERNEL(char, char)
-INT_KERNEL(schar, signed char)
-INT_KERNEL(short, short)
-INT_KERNEL(int, int)
-INT_KERNEL(long, long)
-INT_KERNEL(longlong, long long)
-INT_KERNEL(uchar, unsigned char)
-INT_KERNEL(ushort, unsigned short)
-INT_KERNEL(uint, unsigned int)
-INT_KERNEL(ulong, unsigned long)
-INT_KERNEL(ulonglong, unsigned long long)
-INT_KERNEL(int8, int8_t)
-INT_KERNEL(int16, int16_t)
-INT_KERNEL(int32, int32_t)
-INT_KERNEL(int64, int64_t)
-INT_KERNEL(uint8, uint8_t)
-INT_KERNEL(uint16, uint16_t)
-INT_KERNEL(uint32, uint32_t)
-INT_KERNEL(uint64, uint64_t)
-INT_KERNEL(size, size_t)
-INT_KERNEL(ptrdiff, ptrdiff_t)
-REAL_KERNEL(float, float)
-REAL_KERNEL(double, double)
-REAL_KERNEL(longdouble, long double)
-COMPLEX_KERNEL(complexf, float _Complex)
-COMPLEX_KERNEL(complexd, double _Complex)
+/* every reduction type: dtype code, name, C type, kernel kind */
+#define REDUCE_TYPES(X)                                                                                                \
+    X(CHAR, char, char, INT)                                                                                           \
+    X(SCHAR, schar, signed char, INT)                                                                                  \
+    X(SHORT, short, short, INT)                                                                                        \
+    X(INT, int, int, INT)                                                                                              \
+    X(LONG, long, long, INT)                                                                                           \
+    X(LONGLONG, longlong, long long, INT)                                                                              \
+    X(UCHAR, uchar, unsigned char, INT)                                                                                \
+    X(USHORT, ushort, unsigned short, INT)                                                                             \
+    X(UINT, uint, unsigned int, INT)                                                                                   \
+    X(ULONG, ulong, unsigned long, INT)                                                                                \
+    X(ULONGLONG, ulonglong, unsigned long long, INT)                                                                   \
+    X(INT8, int8, int8_t, INT)                                                                                         \
+    X(INT16, int16, int16_t, INT)                                                                                      \
+    X(INT32, int32, int32_t, INT)                                                                                      \
+    X(INT64, int64, int64_t, INT)                                                                                      \
+    X(UINT8, uint8, uint8_t, INT)                                                                                      \
+    X(UINT16, uint16, uint16_t, INT)                                                                                   \
+    X(UINT32, uint32, uint32_t, INT)                                                                                   \
+    X(UINT64, uint64, uint64_t, INT)                                                                                   \
+    X(SIZE, size, size_t, INT)                                                                                         \
+    X(PTRDIFF, ptrdiff, ptrdiff_t, INT)                                                                                \
+    X(FLOAT, float, float, REAL)                                                                                       \
+    X(DOUBLE, double, double, REAL)                                                                                    \
+    X(LONGDOUBLE, longdouble, long double, REAL)                                                                       \
+    X(COMPLEXF, complexf, float _Complex, COMPLEX)                                                                     \
+    X(COMPLEXD, complexd, double _Complex, COMPLEX)
+
+#define DEFINE_KERNEL(DT, name, T, kind) kind##_KERNEL(name, T)
+REDUCE_TYPES(DEFINE_KERNEL)
 
 typedef void (*kernel_fn)(int, void *, const void *, size_t);
 enum kind { K_INT, K_REAL, K_COMPLEX };
@@ -79,35 +84,8 @@ static const struct {
     kernel_fn fn;
     unsigned char size, kind;
 } kernels[SHMEMI_DT_COUNT] = {
-#define K(DT, name, T, kind) [SHMEMI_DT_##DT] = {red_##name, sizeof(T), kind}
-    K(CHAR, char, char, K_INT),
-    K(SCHAR, schar, signed char, K_INT),
-    K(SHORT, short, short, K_INT),
-    K(INT, int, int, K_INT),
-    K(LONG, long, long, K_INT),
-    K(LONGLONG, longlong, long long, K_INT),
-    K(UCHAR, uchar, unsigned char, K_INT),
-    K(USHORT, ushort, unsigned short, K_INT),
-    K(UINT, uint, unsigned int, K_INT),
-    K(ULONG, ulong, unsigned long, K_INT),
-    K(ULONGLONG, ulonglong, unsigned long long, K_INT),
-    K(INT8, int8, int8_t, K_INT),
-    K(INT16, int16, int16_t, K_INT),
-    K(INT32, int32, int32_t, K_INT),
-    K(INT64, int64, int64_t, K_INT),
-    K(UINT8, uint8, uint8_t, K_INT),
-    K(UINT16, uint16, uint16_t, K_INT),
-    K(UINT32, uint32, uint32_t, K_INT),
-    K(UINT64, uint64, uint64_t, K_INT),
-    K(SIZE, size, size_t, K_INT),
-    K(PTRDIFF, ptrdiff, ptrdiff_t, K_INT),
-    K(FLOAT, float, float, K_REAL),
-    K(DOUBLE, double, double, K_REAL),
-    K(LONGDOUBLE, longdouble, long double, K_REAL),
-    K(COMPLEXF, complexf, float _Complex, K_COMPLEX),
-    K(COMPLEXD, complexd, double _Complex, K_COMPLEX),
-#undef K
-};
+#define KERNEL_ENTRY(DT, name, T, kind) [SHMEMI_DT_##DT] = {red_##name, sizeof(T), K_##kind},
+    REDUCE_TYPES(KERNEL_ENTRY)};
 
 size_t shmemi_dtype_size(int dtype) { return kernels[dtype].size; }
 
