@@ -80,8 +80,12 @@ TYPE_TABLES = {
     "p2p": ["short", "int", "long", "longlong", "ushort", "uint", "ulong", "ulonglong", "int32", "int64", "uint32",
             "uint64", "size", "ptrdiff"],
     # deprecated synopses: "TYPE is one of {...}"
-    "dep_amo": ["int", "long", "longlong"],
-    "dep_amo_ext": ["float", "double", "int", "long", "longlong"],
+    # The spec names int, long, long long (and float, double for fetch/set/swap); like Sandia OpenSHMEM we also
+    # accept the other standard (extended) AMO types, which programs written against SOS call.
+    "dep_amo": ["int", "long", "longlong", "uint", "ulong", "ulonglong", "int32", "int64", "uint32", "uint64", "size",
+                "ptrdiff"],
+    "dep_amo_ext": ["float", "double", "int", "long", "longlong", "uint", "ulong", "ulonglong", "int32", "int64",
+                    "uint32", "uint64", "size", "ptrdiff"],
     "dep_p2p_short": ["short", "ushort"],  # wait_until/test on short types, deprecated in 1.5
     "dep_wait": ["short", "int", "long", "longlong"],
     # Reduction Types for Team-Based Reductions (teamreducetypes), split by supported operation
@@ -163,7 +167,8 @@ def _wait_set(key, ret, params, mode, block, some, vec):
     call = _WS % (mode, block, "indices" if some else "NULL", "cmp_values" if vec else "&cmp_value", vec)
     if ret == "int":
         call = "(int)" + call
-    return F(key, "p2p", GENERATED, ret, params, call, types="amo_std", generic=True)
+    # short/unsigned short forms: deprecated, as for wait_until/test (Sandia OpenSHMEM accepts them here too)
+    return F(key, "p2p", GENERATED, ret, params, call, types="amo_std", dep_types="dep_p2p_short", generic=True)
 
 
 def _reduce(op, types, aset_types):

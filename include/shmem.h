@@ -6,14 +6,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* complex element types of the reductions: C's _Complex, and std::complex (same layout) in C++ */
-#ifdef __cplusplus
+/* complex element types of the reductions: C's _Complex; in C++ the same type where the compiler has it as an
+ * extension (GCC, Clang: what OpenSHMEM C++ programs pass), else std::complex, which has the same layout */
+#if !defined(__cplusplus)
+typedef float _Complex gshmem_complexf;
+typedef double _Complex gshmem_complexd;
+#elif defined(__GNUC__)
+__extension__ typedef float _Complex gshmem_complexf;
+__extension__ typedef double _Complex gshmem_complexd;
+#else
 #include <complex>
 typedef std::complex<float> gshmem_complexf;
 typedef std::complex<double> gshmem_complexd;
-#else
-typedef float _Complex gshmem_complexf;
-typedef double _Complex gshmem_complexd;
 #endif
 
 /* every routine declared here is exported from libgshmem, which otherwise hides its symbols */

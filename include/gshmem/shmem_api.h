@@ -1108,6 +1108,15 @@ GSHMEM_DEPRECATED double shmem_double_fetch(const double *source, int pe);
 GSHMEM_DEPRECATED int shmem_int_fetch(const int *source, int pe);
 GSHMEM_DEPRECATED long shmem_long_fetch(const long *source, int pe);
 GSHMEM_DEPRECATED long long shmem_longlong_fetch(const long long *source, int pe);
+GSHMEM_DEPRECATED unsigned int shmem_uint_fetch(const unsigned int *source, int pe);
+GSHMEM_DEPRECATED unsigned long shmem_ulong_fetch(const unsigned long *source, int pe);
+GSHMEM_DEPRECATED unsigned long long shmem_ulonglong_fetch(const unsigned long long *source, int pe);
+GSHMEM_DEPRECATED int32_t shmem_int32_fetch(const int32_t *source, int pe);
+GSHMEM_DEPRECATED int64_t shmem_int64_fetch(const int64_t *source, int pe);
+GSHMEM_DEPRECATED uint32_t shmem_uint32_fetch(const uint32_t *source, int pe);
+GSHMEM_DEPRECATED uint64_t shmem_uint64_fetch(const uint64_t *source, int pe);
+GSHMEM_DEPRECATED size_t shmem_size_fetch(const size_t *source, int pe);
+GSHMEM_DEPRECATED ptrdiff_t shmem_ptrdiff_fetch(const ptrdiff_t *source, int pe);
 
 /* set: dep_amo_ext types, deprecated since 1.4 */
 GSHMEM_DEPRECATED void shmem_float_set(float *dest, float value, int pe);
@@ -1115,6 +1124,15 @@ GSHMEM_DEPRECATED void shmem_double_set(double *dest, double value, int pe);
 GSHMEM_DEPRECATED void shmem_int_set(int *dest, int value, int pe);
 GSHMEM_DEPRECATED void shmem_long_set(long *dest, long value, int pe);
 GSHMEM_DEPRECATED void shmem_longlong_set(long long *dest, long long value, int pe);
+GSHMEM_DEPRECATED void shmem_uint_set(unsigned int *dest, unsigned int value, int pe);
+GSHMEM_DEPRECATED void shmem_ulong_set(unsigned long *dest, unsigned long value, int pe);
+GSHMEM_DEPRECATED void shmem_ulonglong_set(unsigned long long *dest, unsigned long long value, int pe);
+GSHMEM_DEPRECATED void shmem_int32_set(int32_t *dest, int32_t value, int pe);
+GSHMEM_DEPRECATED void shmem_int64_set(int64_t *dest, int64_t value, int pe);
+GSHMEM_DEPRECATED void shmem_uint32_set(uint32_t *dest, uint32_t value, int pe);
+GSHMEM_DEPRECATED void shmem_uint64_set(uint64_t *dest, uint64_t value, int pe);
+GSHMEM_DEPRECATED void shmem_size_set(size_t *dest, size_t value, int pe);
+GSHMEM_DEPRECATED void shmem_ptrdiff_set(ptrdiff_t *dest, ptrdiff_t value, int pe);
 
 /* swap: dep_amo_ext types, deprecated since 1.4 */
 GSHMEM_DEPRECATED float shmem_float_swap(float *dest, float value, int pe);
@@ -1122,31 +1140,85 @@ GSHMEM_DEPRECATED double shmem_double_swap(double *dest, double value, int pe);
 GSHMEM_DEPRECATED int shmem_int_swap(int *dest, int value, int pe);
 GSHMEM_DEPRECATED long shmem_long_swap(long *dest, long value, int pe);
 GSHMEM_DEPRECATED long long shmem_longlong_swap(long long *dest, long long value, int pe);
+GSHMEM_DEPRECATED unsigned int shmem_uint_swap(unsigned int *dest, unsigned int value, int pe);
+GSHMEM_DEPRECATED unsigned long shmem_ulong_swap(unsigned long *dest, unsigned long value, int pe);
+GSHMEM_DEPRECATED unsigned long long shmem_ulonglong_swap(unsigned long long *dest, unsigned long long value, int pe);
+GSHMEM_DEPRECATED int32_t shmem_int32_swap(int32_t *dest, int32_t value, int pe);
+GSHMEM_DEPRECATED int64_t shmem_int64_swap(int64_t *dest, int64_t value, int pe);
+GSHMEM_DEPRECATED uint32_t shmem_uint32_swap(uint32_t *dest, uint32_t value, int pe);
+GSHMEM_DEPRECATED uint64_t shmem_uint64_swap(uint64_t *dest, uint64_t value, int pe);
+GSHMEM_DEPRECATED size_t shmem_size_swap(size_t *dest, size_t value, int pe);
+GSHMEM_DEPRECATED ptrdiff_t shmem_ptrdiff_swap(ptrdiff_t *dest, ptrdiff_t value, int pe);
 
 /* cswap: dep_amo types, deprecated since 1.4 */
 GSHMEM_DEPRECATED int shmem_int_cswap(int *dest, int cond, int value, int pe);
 GSHMEM_DEPRECATED long shmem_long_cswap(long *dest, long cond, long value, int pe);
 GSHMEM_DEPRECATED long long shmem_longlong_cswap(long long *dest, long long cond, long long value, int pe);
+GSHMEM_DEPRECATED unsigned int shmem_uint_cswap(unsigned int *dest, unsigned int cond, unsigned int value, int pe);
+GSHMEM_DEPRECATED unsigned long shmem_ulong_cswap(unsigned long *dest, unsigned long cond, unsigned long value, int pe);
+GSHMEM_DEPRECATED unsigned long long shmem_ulonglong_cswap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe);
+GSHMEM_DEPRECATED int32_t shmem_int32_cswap(int32_t *dest, int32_t cond, int32_t value, int pe);
+GSHMEM_DEPRECATED int64_t shmem_int64_cswap(int64_t *dest, int64_t cond, int64_t value, int pe);
+GSHMEM_DEPRECATED uint32_t shmem_uint32_cswap(uint32_t *dest, uint32_t cond, uint32_t value, int pe);
+GSHMEM_DEPRECATED uint64_t shmem_uint64_cswap(uint64_t *dest, uint64_t cond, uint64_t value, int pe);
+GSHMEM_DEPRECATED size_t shmem_size_cswap(size_t *dest, size_t cond, size_t value, int pe);
+GSHMEM_DEPRECATED ptrdiff_t shmem_ptrdiff_cswap(ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe);
 
 /* finc: dep_amo types, deprecated since 1.4 */
 GSHMEM_DEPRECATED int shmem_int_finc(int *dest, int pe);
 GSHMEM_DEPRECATED long shmem_long_finc(long *dest, int pe);
 GSHMEM_DEPRECATED long long shmem_longlong_finc(long long *dest, int pe);
+GSHMEM_DEPRECATED unsigned int shmem_uint_finc(unsigned int *dest, int pe);
+GSHMEM_DEPRECATED unsigned long shmem_ulong_finc(unsigned long *dest, int pe);
+GSHMEM_DEPRECATED unsigned long long shmem_ulonglong_finc(unsigned long long *dest, int pe);
+GSHMEM_DEPRECATED int32_t shmem_int32_finc(int32_t *dest, int pe);
+GSHMEM_DEPRECATED int64_t shmem_int64_finc(int64_t *dest, int pe);
+GSHMEM_DEPRECATED uint32_t shmem_uint32_finc(uint32_t *dest, int pe);
+GSHMEM_DEPRECATED uint64_t shmem_uint64_finc(uint64_t *dest, int pe);
+GSHMEM_DEPRECATED size_t shmem_size_finc(size_t *dest, int pe);
+GSHMEM_DEPRECATED ptrdiff_t shmem_ptrdiff_finc(ptrdiff_t *dest, int pe);
 
 /* inc: dep_amo types, deprecated since 1.4 */
 GSHMEM_DEPRECATED void shmem_int_inc(int *dest, int pe);
 GSHMEM_DEPRECATED void shmem_long_inc(long *dest, int pe);
 GSHMEM_DEPRECATED void shmem_longlong_inc(long long *dest, int pe);
+GSHMEM_DEPRECATED void shmem_uint_inc(unsigned int *dest, int pe);
+GSHMEM_DEPRECATED void shmem_ulong_inc(unsigned long *dest, int pe);
+GSHMEM_DEPRECATED void shmem_ulonglong_inc(unsigned long long *dest, int pe);
+GSHMEM_DEPRECATED void shmem_int32_inc(int32_t *dest, int pe);
+GSHMEM_DEPRECATED void shmem_int64_inc(int64_t *dest, int pe);
+GSHMEM_DEPRECATED void shmem_uint32_inc(uint32_t *dest, int pe);
+GSHMEM_DEPRECATED void shmem_uint64_inc(uint64_t *dest, int pe);
+GSHMEM_DEPRECATED void shmem_size_inc(size_t *dest, int pe);
+GSHMEM_DEPRECATED void shmem_ptrdiff_inc(ptrdiff_t *dest, int pe);
 
 /* fadd: dep_amo types, deprecated since 1.4 */
 GSHMEM_DEPRECATED int shmem_int_fadd(int *dest, int value, int pe);
 GSHMEM_DEPRECATED long shmem_long_fadd(long *dest, long value, int pe);
 GSHMEM_DEPRECATED long long shmem_longlong_fadd(long long *dest, long long value, int pe);
+GSHMEM_DEPRECATED unsigned int shmem_uint_fadd(unsigned int *dest, unsigned int value, int pe);
+GSHMEM_DEPRECATED unsigned long shmem_ulong_fadd(unsigned long *dest, unsigned long value, int pe);
+GSHMEM_DEPRECATED unsigned long long shmem_ulonglong_fadd(unsigned long long *dest, unsigned long long value, int pe);
+GSHMEM_DEPRECATED int32_t shmem_int32_fadd(int32_t *dest, int32_t value, int pe);
+GSHMEM_DEPRECATED int64_t shmem_int64_fadd(int64_t *dest, int64_t value, int pe);
+GSHMEM_DEPRECATED uint32_t shmem_uint32_fadd(uint32_t *dest, uint32_t value, int pe);
+GSHMEM_DEPRECATED uint64_t shmem_uint64_fadd(uint64_t *dest, uint64_t value, int pe);
+GSHMEM_DEPRECATED size_t shmem_size_fadd(size_t *dest, size_t value, int pe);
+GSHMEM_DEPRECATED ptrdiff_t shmem_ptrdiff_fadd(ptrdiff_t *dest, ptrdiff_t value, int pe);
 
 /* add: dep_amo types, deprecated since 1.4 */
 GSHMEM_DEPRECATED void shmem_int_add(int *dest, int value, int pe);
 GSHMEM_DEPRECATED void shmem_long_add(long *dest, long value, int pe);
 GSHMEM_DEPRECATED void shmem_longlong_add(long long *dest, long long value, int pe);
+GSHMEM_DEPRECATED void shmem_uint_add(unsigned int *dest, unsigned int value, int pe);
+GSHMEM_DEPRECATED void shmem_ulong_add(unsigned long *dest, unsigned long value, int pe);
+GSHMEM_DEPRECATED void shmem_ulonglong_add(unsigned long long *dest, unsigned long long value, int pe);
+GSHMEM_DEPRECATED void shmem_int32_add(int32_t *dest, int32_t value, int pe);
+GSHMEM_DEPRECATED void shmem_int64_add(int64_t *dest, int64_t value, int pe);
+GSHMEM_DEPRECATED void shmem_uint32_add(uint32_t *dest, uint32_t value, int pe);
+GSHMEM_DEPRECATED void shmem_uint64_add(uint64_t *dest, uint64_t value, int pe);
+GSHMEM_DEPRECATED void shmem_size_add(size_t *dest, size_t value, int pe);
+GSHMEM_DEPRECATED void shmem_ptrdiff_add(ptrdiff_t *dest, ptrdiff_t value, int pe);
 
 /* put_signal: rma types, sized, mem, ctx */
 void shmem_float_put_signal(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
@@ -1296,7 +1368,7 @@ void shmem_ptrdiff_wait_until(ptrdiff_t *ivar, int cmp, ptrdiff_t cmp_value);
 GSHMEM_DEPRECATED void shmem_short_wait_until(short *ivar, int cmp, short cmp_value);
 GSHMEM_DEPRECATED void shmem_ushort_wait_until(unsigned short *ivar, int cmp, unsigned short cmp_value);
 
-/* wait_until_all: amo_std types */
+/* wait_until_all: amo_std + deprecated dep_p2p_short types */
 void shmem_int_wait_until_all(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value);
 void shmem_long_wait_until_all(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value);
 void shmem_longlong_wait_until_all(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value);
@@ -1309,8 +1381,10 @@ void shmem_uint32_wait_until_all(uint32_t *ivars, size_t nelems, const int *stat
 void shmem_uint64_wait_until_all(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value);
 void shmem_size_wait_until_all(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value);
 void shmem_ptrdiff_wait_until_all(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value);
+GSHMEM_DEPRECATED void shmem_short_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+GSHMEM_DEPRECATED void shmem_ushort_wait_until_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
 
-/* wait_until_any: amo_std types */
+/* wait_until_any: amo_std + deprecated dep_p2p_short types */
 size_t shmem_int_wait_until_any(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value);
 size_t shmem_long_wait_until_any(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value);
 size_t shmem_longlong_wait_until_any(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value);
@@ -1323,8 +1397,10 @@ size_t shmem_uint32_wait_until_any(uint32_t *ivars, size_t nelems, const int *st
 size_t shmem_uint64_wait_until_any(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value);
 size_t shmem_size_wait_until_any(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value);
 size_t shmem_ptrdiff_wait_until_any(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value);
+GSHMEM_DEPRECATED size_t shmem_short_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+GSHMEM_DEPRECATED size_t shmem_ushort_wait_until_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
 
-/* wait_until_some: amo_std types */
+/* wait_until_some: amo_std + deprecated dep_p2p_short types */
 size_t shmem_int_wait_until_some(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int cmp_value);
 size_t shmem_long_wait_until_some(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long cmp_value);
 size_t shmem_longlong_wait_until_some(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long cmp_value);
@@ -1337,8 +1413,10 @@ size_t shmem_uint32_wait_until_some(uint32_t *ivars, size_t nelems, size_t *indi
 size_t shmem_uint64_wait_until_some(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t cmp_value);
 size_t shmem_size_wait_until_some(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t cmp_value);
 size_t shmem_ptrdiff_wait_until_some(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t cmp_value);
+GSHMEM_DEPRECATED size_t shmem_short_wait_until_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value);
+GSHMEM_DEPRECATED size_t shmem_ushort_wait_until_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value);
 
-/* wait_until_all_vector: amo_std types */
+/* wait_until_all_vector: amo_std + deprecated dep_p2p_short types */
 void shmem_int_wait_until_all_vector(int *ivars, size_t nelems, const int *status, int cmp, const int *cmp_values);
 void shmem_long_wait_until_all_vector(long *ivars, size_t nelems, const int *status, int cmp, const long *cmp_values);
 void shmem_longlong_wait_until_all_vector(long long *ivars, size_t nelems, const int *status, int cmp, const long long *cmp_values);
@@ -1351,8 +1429,10 @@ void shmem_uint32_wait_until_all_vector(uint32_t *ivars, size_t nelems, const in
 void shmem_uint64_wait_until_all_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, const uint64_t *cmp_values);
 void shmem_size_wait_until_all_vector(size_t *ivars, size_t nelems, const int *status, int cmp, const size_t *cmp_values);
 void shmem_ptrdiff_wait_until_all_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, const ptrdiff_t *cmp_values);
+GSHMEM_DEPRECATED void shmem_short_wait_until_all_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+GSHMEM_DEPRECATED void shmem_ushort_wait_until_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
 
-/* wait_until_any_vector: amo_std types */
+/* wait_until_any_vector: amo_std + deprecated dep_p2p_short types */
 size_t shmem_int_wait_until_any_vector(int *ivars, size_t nelems, const int *status, int cmp, const int *cmp_values);
 size_t shmem_long_wait_until_any_vector(long *ivars, size_t nelems, const int *status, int cmp, const long *cmp_values);
 size_t shmem_longlong_wait_until_any_vector(long long *ivars, size_t nelems, const int *status, int cmp, const long long *cmp_values);
@@ -1365,8 +1445,10 @@ size_t shmem_uint32_wait_until_any_vector(uint32_t *ivars, size_t nelems, const 
 size_t shmem_uint64_wait_until_any_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, const uint64_t *cmp_values);
 size_t shmem_size_wait_until_any_vector(size_t *ivars, size_t nelems, const int *status, int cmp, const size_t *cmp_values);
 size_t shmem_ptrdiff_wait_until_any_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, const ptrdiff_t *cmp_values);
+GSHMEM_DEPRECATED size_t shmem_short_wait_until_any_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+GSHMEM_DEPRECATED size_t shmem_ushort_wait_until_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
 
-/* wait_until_some_vector: amo_std types */
+/* wait_until_some_vector: amo_std + deprecated dep_p2p_short types */
 size_t shmem_int_wait_until_some_vector(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const int *cmp_values);
 size_t shmem_long_wait_until_some_vector(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const long *cmp_values);
 size_t shmem_longlong_wait_until_some_vector(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const long long *cmp_values);
@@ -1379,6 +1461,8 @@ size_t shmem_uint32_wait_until_some_vector(uint32_t *ivars, size_t nelems, size_
 size_t shmem_uint64_wait_until_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const uint64_t *cmp_values);
 size_t shmem_size_wait_until_some_vector(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const size_t *cmp_values);
 size_t shmem_ptrdiff_wait_until_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const ptrdiff_t *cmp_values);
+GSHMEM_DEPRECATED size_t shmem_short_wait_until_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const short *cmp_values);
+GSHMEM_DEPRECATED size_t shmem_ushort_wait_until_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned short *cmp_values);
 
 /* test: amo_std + deprecated dep_p2p_short types */
 int shmem_int_test(int *ivar, int cmp, int cmp_value);
@@ -1396,7 +1480,7 @@ int shmem_ptrdiff_test(ptrdiff_t *ivar, int cmp, ptrdiff_t cmp_value);
 GSHMEM_DEPRECATED int shmem_short_test(short *ivar, int cmp, short cmp_value);
 GSHMEM_DEPRECATED int shmem_ushort_test(unsigned short *ivar, int cmp, unsigned short cmp_value);
 
-/* test_all: amo_std types */
+/* test_all: amo_std + deprecated dep_p2p_short types */
 int shmem_int_test_all(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value);
 int shmem_long_test_all(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value);
 int shmem_longlong_test_all(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value);
@@ -1409,8 +1493,10 @@ int shmem_uint32_test_all(uint32_t *ivars, size_t nelems, const int *status, int
 int shmem_uint64_test_all(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value);
 int shmem_size_test_all(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value);
 int shmem_ptrdiff_test_all(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value);
+GSHMEM_DEPRECATED int shmem_short_test_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+GSHMEM_DEPRECATED int shmem_ushort_test_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
 
-/* test_any: amo_std types */
+/* test_any: amo_std + deprecated dep_p2p_short types */
 size_t shmem_int_test_any(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value);
 size_t shmem_long_test_any(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value);
 size_t shmem_longlong_test_any(long long *ivars, size_t nelems, const int *status, int cmp, long long cmp_value);
@@ -1423,8 +1509,10 @@ size_t shmem_uint32_test_any(uint32_t *ivars, size_t nelems, const int *status, 
 size_t shmem_uint64_test_any(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value);
 size_t shmem_size_test_any(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value);
 size_t shmem_ptrdiff_test_any(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value);
+GSHMEM_DEPRECATED size_t shmem_short_test_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value);
+GSHMEM_DEPRECATED size_t shmem_ushort_test_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value);
 
-/* test_some: amo_std types */
+/* test_some: amo_std + deprecated dep_p2p_short types */
 size_t shmem_int_test_some(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int cmp_value);
 size_t shmem_long_test_some(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long cmp_value);
 size_t shmem_longlong_test_some(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long cmp_value);
@@ -1437,8 +1525,10 @@ size_t shmem_uint32_test_some(uint32_t *ivars, size_t nelems, size_t *indices, c
 size_t shmem_uint64_test_some(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t cmp_value);
 size_t shmem_size_test_some(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t cmp_value);
 size_t shmem_ptrdiff_test_some(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t cmp_value);
+GSHMEM_DEPRECATED size_t shmem_short_test_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value);
+GSHMEM_DEPRECATED size_t shmem_ushort_test_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value);
 
-/* test_all_vector: amo_std types */
+/* test_all_vector: amo_std + deprecated dep_p2p_short types */
 int shmem_int_test_all_vector(int *ivars, size_t nelems, const int *status, int cmp, const int *cmp_values);
 int shmem_long_test_all_vector(long *ivars, size_t nelems, const int *status, int cmp, const long *cmp_values);
 int shmem_longlong_test_all_vector(long long *ivars, size_t nelems, const int *status, int cmp, const long long *cmp_values);
@@ -1451,8 +1541,10 @@ int shmem_uint32_test_all_vector(uint32_t *ivars, size_t nelems, const int *stat
 int shmem_uint64_test_all_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, const uint64_t *cmp_values);
 int shmem_size_test_all_vector(size_t *ivars, size_t nelems, const int *status, int cmp, const size_t *cmp_values);
 int shmem_ptrdiff_test_all_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, const ptrdiff_t *cmp_values);
+GSHMEM_DEPRECATED int shmem_short_test_all_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+GSHMEM_DEPRECATED int shmem_ushort_test_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
 
-/* test_any_vector: amo_std types */
+/* test_any_vector: amo_std + deprecated dep_p2p_short types */
 size_t shmem_int_test_any_vector(int *ivars, size_t nelems, const int *status, int cmp, const int *cmp_values);
 size_t shmem_long_test_any_vector(long *ivars, size_t nelems, const int *status, int cmp, const long *cmp_values);
 size_t shmem_longlong_test_any_vector(long long *ivars, size_t nelems, const int *status, int cmp, const long long *cmp_values);
@@ -1465,8 +1557,10 @@ size_t shmem_uint32_test_any_vector(uint32_t *ivars, size_t nelems, const int *s
 size_t shmem_uint64_test_any_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, const uint64_t *cmp_values);
 size_t shmem_size_test_any_vector(size_t *ivars, size_t nelems, const int *status, int cmp, const size_t *cmp_values);
 size_t shmem_ptrdiff_test_any_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, const ptrdiff_t *cmp_values);
+GSHMEM_DEPRECATED size_t shmem_short_test_any_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values);
+GSHMEM_DEPRECATED size_t shmem_ushort_test_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values);
 
-/* test_some_vector: amo_std types */
+/* test_some_vector: amo_std + deprecated dep_p2p_short types */
 size_t shmem_int_test_some_vector(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const int *cmp_values);
 size_t shmem_long_test_some_vector(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const long *cmp_values);
 size_t shmem_longlong_test_some_vector(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const long long *cmp_values);
@@ -1479,6 +1573,8 @@ size_t shmem_uint32_test_some_vector(uint32_t *ivars, size_t nelems, size_t *ind
 size_t shmem_uint64_test_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const uint64_t *cmp_values);
 size_t shmem_size_test_some_vector(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const size_t *cmp_values);
 size_t shmem_ptrdiff_test_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const ptrdiff_t *cmp_values);
+GSHMEM_DEPRECATED size_t shmem_short_test_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const short *cmp_values);
+GSHMEM_DEPRECATED size_t shmem_ushort_test_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned short *cmp_values);
 
 /* wait: dep_wait types, deprecated since 1.4 */
 GSHMEM_DEPRECATED void shmem_short_wait(short *ivar, short cmp_value);
@@ -2761,7 +2857,13 @@ void gshmem_c11_no_match(void);
         long *: shmem_long_fetch, \
         const long *: shmem_long_fetch, \
         long long *: shmem_longlong_fetch, \
-        const long long *: shmem_longlong_fetch)(__VA_ARGS__)
+        const long long *: shmem_longlong_fetch, \
+        unsigned int *: shmem_uint_fetch, \
+        const unsigned int *: shmem_uint_fetch, \
+        unsigned long *: shmem_ulong_fetch, \
+        const unsigned long *: shmem_ulong_fetch, \
+        unsigned long long *: shmem_ulonglong_fetch, \
+        const unsigned long long *: shmem_ulonglong_fetch)(__VA_ARGS__)
 
 #define shmem_set(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2769,7 +2871,10 @@ void gshmem_c11_no_match(void);
         double *: shmem_double_set, \
         int *: shmem_int_set, \
         long *: shmem_long_set, \
-        long long *: shmem_longlong_set)(__VA_ARGS__)
+        long long *: shmem_longlong_set, \
+        unsigned int *: shmem_uint_set, \
+        unsigned long *: shmem_ulong_set, \
+        unsigned long long *: shmem_ulonglong_set)(__VA_ARGS__)
 
 #define shmem_swap(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2777,37 +2882,55 @@ void gshmem_c11_no_match(void);
         double *: shmem_double_swap, \
         int *: shmem_int_swap, \
         long *: shmem_long_swap, \
-        long long *: shmem_longlong_swap)(__VA_ARGS__)
+        long long *: shmem_longlong_swap, \
+        unsigned int *: shmem_uint_swap, \
+        unsigned long *: shmem_ulong_swap, \
+        unsigned long long *: shmem_ulonglong_swap)(__VA_ARGS__)
 
 #define shmem_cswap(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_cswap, \
         long *: shmem_long_cswap, \
-        long long *: shmem_longlong_cswap)(__VA_ARGS__)
+        long long *: shmem_longlong_cswap, \
+        unsigned int *: shmem_uint_cswap, \
+        unsigned long *: shmem_ulong_cswap, \
+        unsigned long long *: shmem_ulonglong_cswap)(__VA_ARGS__)
 
 #define shmem_finc(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_finc, \
         long *: shmem_long_finc, \
-        long long *: shmem_longlong_finc)(__VA_ARGS__)
+        long long *: shmem_longlong_finc, \
+        unsigned int *: shmem_uint_finc, \
+        unsigned long *: shmem_ulong_finc, \
+        unsigned long long *: shmem_ulonglong_finc)(__VA_ARGS__)
 
 #define shmem_inc(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_inc, \
         long *: shmem_long_inc, \
-        long long *: shmem_longlong_inc)(__VA_ARGS__)
+        long long *: shmem_longlong_inc, \
+        unsigned int *: shmem_uint_inc, \
+        unsigned long *: shmem_ulong_inc, \
+        unsigned long long *: shmem_ulonglong_inc)(__VA_ARGS__)
 
 #define shmem_fadd(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_fadd, \
         long *: shmem_long_fadd, \
-        long long *: shmem_longlong_fadd)(__VA_ARGS__)
+        long long *: shmem_longlong_fadd, \
+        unsigned int *: shmem_uint_fadd, \
+        unsigned long *: shmem_ulong_fadd, \
+        unsigned long long *: shmem_ulonglong_fadd)(__VA_ARGS__)
 
 #define shmem_add(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_add, \
         long *: shmem_long_add, \
-        long long *: shmem_longlong_add)(__VA_ARGS__)
+        long long *: shmem_longlong_add, \
+        unsigned int *: shmem_uint_add, \
+        unsigned long *: shmem_ulong_add, \
+        unsigned long long *: shmem_ulonglong_add)(__VA_ARGS__)
 
 #define shmem_put_signal(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
@@ -2905,6 +3028,15 @@ static inline void gshmem_c11_ushort_wait_until(unsigned short *ivar, int cmp, u
         short *: gshmem_c11_short_wait_until, \
         unsigned short *: gshmem_c11_ushort_wait_until)(__VA_ARGS__)
 
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static inline void gshmem_c11_short_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { shmem_short_wait_until_all(ivars, nelems, status, cmp, cmp_value); }
+static inline void gshmem_c11_ushort_wait_until_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { shmem_ushort_wait_until_all(ivars, nelems, status, cmp, cmp_value); }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 #define shmem_wait_until_all(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_wait_until_all, \
@@ -2912,8 +3044,19 @@ static inline void gshmem_c11_ushort_wait_until(unsigned short *ivar, int cmp, u
         long long *: shmem_longlong_wait_until_all, \
         unsigned int *: shmem_uint_wait_until_all, \
         unsigned long *: shmem_ulong_wait_until_all, \
-        unsigned long long *: shmem_ulonglong_wait_until_all)(__VA_ARGS__)
+        unsigned long long *: shmem_ulonglong_wait_until_all, \
+        short *: gshmem_c11_short_wait_until_all, \
+        unsigned short *: gshmem_c11_ushort_wait_until_all)(__VA_ARGS__)
 
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static inline size_t gshmem_c11_short_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { return shmem_short_wait_until_any(ivars, nelems, status, cmp, cmp_value); }
+static inline size_t gshmem_c11_ushort_wait_until_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { return shmem_ushort_wait_until_any(ivars, nelems, status, cmp, cmp_value); }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 #define shmem_wait_until_any(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_wait_until_any, \
@@ -2921,8 +3064,19 @@ static inline void gshmem_c11_ushort_wait_until(unsigned short *ivar, int cmp, u
         long long *: shmem_longlong_wait_until_any, \
         unsigned int *: shmem_uint_wait_until_any, \
         unsigned long *: shmem_ulong_wait_until_any, \
-        unsigned long long *: shmem_ulonglong_wait_until_any)(__VA_ARGS__)
+        unsigned long long *: shmem_ulonglong_wait_until_any, \
+        short *: gshmem_c11_short_wait_until_any, \
+        unsigned short *: gshmem_c11_ushort_wait_until_any)(__VA_ARGS__)
 
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static inline size_t gshmem_c11_short_wait_until_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value) { return shmem_short_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
+static inline size_t gshmem_c11_ushort_wait_until_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value) { return shmem_ushort_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 #define shmem_wait_until_some(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_wait_until_some, \
@@ -2930,8 +3084,19 @@ static inline void gshmem_c11_ushort_wait_until(unsigned short *ivar, int cmp, u
         long long *: shmem_longlong_wait_until_some, \
         unsigned int *: shmem_uint_wait_until_some, \
         unsigned long *: shmem_ulong_wait_until_some, \
-        unsigned long long *: shmem_ulonglong_wait_until_some)(__VA_ARGS__)
+        unsigned long long *: shmem_ulonglong_wait_until_some, \
+        short *: gshmem_c11_short_wait_until_some, \
+        unsigned short *: gshmem_c11_ushort_wait_until_some)(__VA_ARGS__)
 
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static inline void gshmem_c11_short_wait_until_all_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values) { shmem_short_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline void gshmem_c11_ushort_wait_until_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values) { shmem_ushort_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 #define shmem_wait_until_all_vector(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_wait_until_all_vector, \
@@ -2939,8 +3104,19 @@ static inline void gshmem_c11_ushort_wait_until(unsigned short *ivar, int cmp, u
         long long *: shmem_longlong_wait_until_all_vector, \
         unsigned int *: shmem_uint_wait_until_all_vector, \
         unsigned long *: shmem_ulong_wait_until_all_vector, \
-        unsigned long long *: shmem_ulonglong_wait_until_all_vector)(__VA_ARGS__)
+        unsigned long long *: shmem_ulonglong_wait_until_all_vector, \
+        short *: gshmem_c11_short_wait_until_all_vector, \
+        unsigned short *: gshmem_c11_ushort_wait_until_all_vector)(__VA_ARGS__)
 
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static inline size_t gshmem_c11_short_wait_until_any_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values) { return shmem_short_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t gshmem_c11_ushort_wait_until_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values) { return shmem_ushort_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 #define shmem_wait_until_any_vector(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_wait_until_any_vector, \
@@ -2948,8 +3124,19 @@ static inline void gshmem_c11_ushort_wait_until(unsigned short *ivar, int cmp, u
         long long *: shmem_longlong_wait_until_any_vector, \
         unsigned int *: shmem_uint_wait_until_any_vector, \
         unsigned long *: shmem_ulong_wait_until_any_vector, \
-        unsigned long long *: shmem_ulonglong_wait_until_any_vector)(__VA_ARGS__)
+        unsigned long long *: shmem_ulonglong_wait_until_any_vector, \
+        short *: gshmem_c11_short_wait_until_any_vector, \
+        unsigned short *: gshmem_c11_ushort_wait_until_any_vector)(__VA_ARGS__)
 
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static inline size_t gshmem_c11_short_wait_until_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const short *cmp_values) { return shmem_short_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t gshmem_c11_ushort_wait_until_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned short *cmp_values) { return shmem_ushort_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 #define shmem_wait_until_some_vector(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_wait_until_some_vector, \
@@ -2957,7 +3144,9 @@ static inline void gshmem_c11_ushort_wait_until(unsigned short *ivar, int cmp, u
         long long *: shmem_longlong_wait_until_some_vector, \
         unsigned int *: shmem_uint_wait_until_some_vector, \
         unsigned long *: shmem_ulong_wait_until_some_vector, \
-        unsigned long long *: shmem_ulonglong_wait_until_some_vector)(__VA_ARGS__)
+        unsigned long long *: shmem_ulonglong_wait_until_some_vector, \
+        short *: gshmem_c11_short_wait_until_some_vector, \
+        unsigned short *: gshmem_c11_ushort_wait_until_some_vector)(__VA_ARGS__)
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
@@ -2979,6 +3168,15 @@ static inline int gshmem_c11_ushort_test(unsigned short *ivar, int cmp, unsigned
         short *: gshmem_c11_short_test, \
         unsigned short *: gshmem_c11_ushort_test)(__VA_ARGS__)
 
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static inline int gshmem_c11_short_test_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { return shmem_short_test_all(ivars, nelems, status, cmp, cmp_value); }
+static inline int gshmem_c11_ushort_test_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { return shmem_ushort_test_all(ivars, nelems, status, cmp, cmp_value); }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 #define shmem_test_all(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_test_all, \
@@ -2986,8 +3184,19 @@ static inline int gshmem_c11_ushort_test(unsigned short *ivar, int cmp, unsigned
         long long *: shmem_longlong_test_all, \
         unsigned int *: shmem_uint_test_all, \
         unsigned long *: shmem_ulong_test_all, \
-        unsigned long long *: shmem_ulonglong_test_all)(__VA_ARGS__)
+        unsigned long long *: shmem_ulonglong_test_all, \
+        short *: gshmem_c11_short_test_all, \
+        unsigned short *: gshmem_c11_ushort_test_all)(__VA_ARGS__)
 
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static inline size_t gshmem_c11_short_test_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { return shmem_short_test_any(ivars, nelems, status, cmp, cmp_value); }
+static inline size_t gshmem_c11_ushort_test_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { return shmem_ushort_test_any(ivars, nelems, status, cmp, cmp_value); }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 #define shmem_test_any(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_test_any, \
@@ -2995,8 +3204,19 @@ static inline int gshmem_c11_ushort_test(unsigned short *ivar, int cmp, unsigned
         long long *: shmem_longlong_test_any, \
         unsigned int *: shmem_uint_test_any, \
         unsigned long *: shmem_ulong_test_any, \
-        unsigned long long *: shmem_ulonglong_test_any)(__VA_ARGS__)
+        unsigned long long *: shmem_ulonglong_test_any, \
+        short *: gshmem_c11_short_test_any, \
+        unsigned short *: gshmem_c11_ushort_test_any)(__VA_ARGS__)
 
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static inline size_t gshmem_c11_short_test_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value) { return shmem_short_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
+static inline size_t gshmem_c11_ushort_test_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value) { return shmem_ushort_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 #define shmem_test_some(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_test_some, \
@@ -3004,8 +3224,19 @@ static inline int gshmem_c11_ushort_test(unsigned short *ivar, int cmp, unsigned
         long long *: shmem_longlong_test_some, \
         unsigned int *: shmem_uint_test_some, \
         unsigned long *: shmem_ulong_test_some, \
-        unsigned long long *: shmem_ulonglong_test_some)(__VA_ARGS__)
+        unsigned long long *: shmem_ulonglong_test_some, \
+        short *: gshmem_c11_short_test_some, \
+        unsigned short *: gshmem_c11_ushort_test_some)(__VA_ARGS__)
 
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static inline int gshmem_c11_short_test_all_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values) { return shmem_short_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline int gshmem_c11_ushort_test_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values) { return shmem_ushort_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 #define shmem_test_all_vector(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_test_all_vector, \
@@ -3013,8 +3244,19 @@ static inline int gshmem_c11_ushort_test(unsigned short *ivar, int cmp, unsigned
         long long *: shmem_longlong_test_all_vector, \
         unsigned int *: shmem_uint_test_all_vector, \
         unsigned long *: shmem_ulong_test_all_vector, \
-        unsigned long long *: shmem_ulonglong_test_all_vector)(__VA_ARGS__)
+        unsigned long long *: shmem_ulonglong_test_all_vector, \
+        short *: gshmem_c11_short_test_all_vector, \
+        unsigned short *: gshmem_c11_ushort_test_all_vector)(__VA_ARGS__)
 
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static inline size_t gshmem_c11_short_test_any_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values) { return shmem_short_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t gshmem_c11_ushort_test_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values) { return shmem_ushort_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 #define shmem_test_any_vector(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_test_any_vector, \
@@ -3022,8 +3264,19 @@ static inline int gshmem_c11_ushort_test(unsigned short *ivar, int cmp, unsigned
         long long *: shmem_longlong_test_any_vector, \
         unsigned int *: shmem_uint_test_any_vector, \
         unsigned long *: shmem_ulong_test_any_vector, \
-        unsigned long long *: shmem_ulonglong_test_any_vector)(__VA_ARGS__)
+        unsigned long long *: shmem_ulonglong_test_any_vector, \
+        short *: gshmem_c11_short_test_any_vector, \
+        unsigned short *: gshmem_c11_ushort_test_any_vector)(__VA_ARGS__)
 
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static inline size_t gshmem_c11_short_test_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const short *cmp_values) { return shmem_short_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t gshmem_c11_ushort_test_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned short *cmp_values) { return shmem_ushort_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 #define shmem_test_some_vector(...) \
     _Generic(GSHMEM_C11_ARG0(__VA_ARGS__), \
         int *: shmem_int_test_some_vector, \
@@ -3031,7 +3284,9 @@ static inline int gshmem_c11_ushort_test(unsigned short *ivar, int cmp, unsigned
         long long *: shmem_longlong_test_some_vector, \
         unsigned int *: shmem_uint_test_some_vector, \
         unsigned long *: shmem_ulong_test_some_vector, \
-        unsigned long long *: shmem_ulonglong_test_some_vector)(__VA_ARGS__)
+        unsigned long long *: shmem_ulonglong_test_some_vector, \
+        short *: gshmem_c11_short_test_some_vector, \
+        unsigned short *: gshmem_c11_ushort_test_some_vector)(__VA_ARGS__)
 
 #define shmem_broadcast(...) \
     _Generic(GSHMEM_C11_ARG1(__VA_ARGS__), \
@@ -3855,38 +4110,62 @@ GSHMEM_DEPRECATED inline double shmem_fetch(const double *source, int pe) { retu
 GSHMEM_DEPRECATED inline int shmem_fetch(const int *source, int pe) { return shmem_int_fetch(source, pe); }
 GSHMEM_DEPRECATED inline long shmem_fetch(const long *source, int pe) { return shmem_long_fetch(source, pe); }
 GSHMEM_DEPRECATED inline long long shmem_fetch(const long long *source, int pe) { return shmem_longlong_fetch(source, pe); }
+GSHMEM_DEPRECATED inline unsigned int shmem_fetch(const unsigned int *source, int pe) { return shmem_uint_fetch(source, pe); }
+GSHMEM_DEPRECATED inline unsigned long shmem_fetch(const unsigned long *source, int pe) { return shmem_ulong_fetch(source, pe); }
+GSHMEM_DEPRECATED inline unsigned long long shmem_fetch(const unsigned long long *source, int pe) { return shmem_ulonglong_fetch(source, pe); }
 
 GSHMEM_DEPRECATED inline void shmem_set(float *dest, float value, int pe) { return shmem_float_set(dest, value, pe); }
 GSHMEM_DEPRECATED inline void shmem_set(double *dest, double value, int pe) { return shmem_double_set(dest, value, pe); }
 GSHMEM_DEPRECATED inline void shmem_set(int *dest, int value, int pe) { return shmem_int_set(dest, value, pe); }
 GSHMEM_DEPRECATED inline void shmem_set(long *dest, long value, int pe) { return shmem_long_set(dest, value, pe); }
 GSHMEM_DEPRECATED inline void shmem_set(long long *dest, long long value, int pe) { return shmem_longlong_set(dest, value, pe); }
+GSHMEM_DEPRECATED inline void shmem_set(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_set(dest, value, pe); }
+GSHMEM_DEPRECATED inline void shmem_set(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_set(dest, value, pe); }
+GSHMEM_DEPRECATED inline void shmem_set(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_set(dest, value, pe); }
 
 GSHMEM_DEPRECATED inline float shmem_swap(float *dest, float value, int pe) { return shmem_float_swap(dest, value, pe); }
 GSHMEM_DEPRECATED inline double shmem_swap(double *dest, double value, int pe) { return shmem_double_swap(dest, value, pe); }
 GSHMEM_DEPRECATED inline int shmem_swap(int *dest, int value, int pe) { return shmem_int_swap(dest, value, pe); }
 GSHMEM_DEPRECATED inline long shmem_swap(long *dest, long value, int pe) { return shmem_long_swap(dest, value, pe); }
 GSHMEM_DEPRECATED inline long long shmem_swap(long long *dest, long long value, int pe) { return shmem_longlong_swap(dest, value, pe); }
+GSHMEM_DEPRECATED inline unsigned int shmem_swap(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_swap(dest, value, pe); }
+GSHMEM_DEPRECATED inline unsigned long shmem_swap(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_swap(dest, value, pe); }
+GSHMEM_DEPRECATED inline unsigned long long shmem_swap(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_swap(dest, value, pe); }
 
 GSHMEM_DEPRECATED inline int shmem_cswap(int *dest, int cond, int value, int pe) { return shmem_int_cswap(dest, cond, value, pe); }
 GSHMEM_DEPRECATED inline long shmem_cswap(long *dest, long cond, long value, int pe) { return shmem_long_cswap(dest, cond, value, pe); }
 GSHMEM_DEPRECATED inline long long shmem_cswap(long long *dest, long long cond, long long value, int pe) { return shmem_longlong_cswap(dest, cond, value, pe); }
+GSHMEM_DEPRECATED inline unsigned int shmem_cswap(unsigned int *dest, unsigned int cond, unsigned int value, int pe) { return shmem_uint_cswap(dest, cond, value, pe); }
+GSHMEM_DEPRECATED inline unsigned long shmem_cswap(unsigned long *dest, unsigned long cond, unsigned long value, int pe) { return shmem_ulong_cswap(dest, cond, value, pe); }
+GSHMEM_DEPRECATED inline unsigned long long shmem_cswap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { return shmem_ulonglong_cswap(dest, cond, value, pe); }
 
 GSHMEM_DEPRECATED inline int shmem_finc(int *dest, int pe) { return shmem_int_finc(dest, pe); }
 GSHMEM_DEPRECATED inline long shmem_finc(long *dest, int pe) { return shmem_long_finc(dest, pe); }
 GSHMEM_DEPRECATED inline long long shmem_finc(long long *dest, int pe) { return shmem_longlong_finc(dest, pe); }
+GSHMEM_DEPRECATED inline unsigned int shmem_finc(unsigned int *dest, int pe) { return shmem_uint_finc(dest, pe); }
+GSHMEM_DEPRECATED inline unsigned long shmem_finc(unsigned long *dest, int pe) { return shmem_ulong_finc(dest, pe); }
+GSHMEM_DEPRECATED inline unsigned long long shmem_finc(unsigned long long *dest, int pe) { return shmem_ulonglong_finc(dest, pe); }
 
 GSHMEM_DEPRECATED inline void shmem_inc(int *dest, int pe) { return shmem_int_inc(dest, pe); }
 GSHMEM_DEPRECATED inline void shmem_inc(long *dest, int pe) { return shmem_long_inc(dest, pe); }
 GSHMEM_DEPRECATED inline void shmem_inc(long long *dest, int pe) { return shmem_longlong_inc(dest, pe); }
+GSHMEM_DEPRECATED inline void shmem_inc(unsigned int *dest, int pe) { return shmem_uint_inc(dest, pe); }
+GSHMEM_DEPRECATED inline void shmem_inc(unsigned long *dest, int pe) { return shmem_ulong_inc(dest, pe); }
+GSHMEM_DEPRECATED inline void shmem_inc(unsigned long long *dest, int pe) { return shmem_ulonglong_inc(dest, pe); }
 
 GSHMEM_DEPRECATED inline int shmem_fadd(int *dest, int value, int pe) { return shmem_int_fadd(dest, value, pe); }
 GSHMEM_DEPRECATED inline long shmem_fadd(long *dest, long value, int pe) { return shmem_long_fadd(dest, value, pe); }
 GSHMEM_DEPRECATED inline long long shmem_fadd(long long *dest, long long value, int pe) { return shmem_longlong_fadd(dest, value, pe); }
+GSHMEM_DEPRECATED inline unsigned int shmem_fadd(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_fadd(dest, value, pe); }
+GSHMEM_DEPRECATED inline unsigned long shmem_fadd(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_fadd(dest, value, pe); }
+GSHMEM_DEPRECATED inline unsigned long long shmem_fadd(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_fadd(dest, value, pe); }
 
 GSHMEM_DEPRECATED inline void shmem_add(int *dest, int value, int pe) { return shmem_int_add(dest, value, pe); }
 GSHMEM_DEPRECATED inline void shmem_add(long *dest, long value, int pe) { return shmem_long_add(dest, value, pe); }
 GSHMEM_DEPRECATED inline void shmem_add(long long *dest, long long value, int pe) { return shmem_longlong_add(dest, value, pe); }
+GSHMEM_DEPRECATED inline void shmem_add(unsigned int *dest, unsigned int value, int pe) { return shmem_uint_add(dest, value, pe); }
+GSHMEM_DEPRECATED inline void shmem_add(unsigned long *dest, unsigned long value, int pe) { return shmem_ulong_add(dest, value, pe); }
+GSHMEM_DEPRECATED inline void shmem_add(unsigned long long *dest, unsigned long long value, int pe) { return shmem_ulonglong_add(dest, value, pe); }
 
 inline void shmem_put_signal(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_float_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 inline void shmem_put_signal(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) { return shmem_ctx_float_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe); }
@@ -3964,6 +4243,8 @@ inline void shmem_wait_until_all(long long *ivars, size_t nelems, const int *sta
 inline void shmem_wait_until_all(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value) { return shmem_uint_wait_until_all(ivars, nelems, status, cmp, cmp_value); }
 inline void shmem_wait_until_all(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value) { return shmem_ulong_wait_until_all(ivars, nelems, status, cmp, cmp_value); }
 inline void shmem_wait_until_all(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value) { return shmem_ulonglong_wait_until_all(ivars, nelems, status, cmp, cmp_value); }
+GSHMEM_DEPRECATED inline void shmem_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { return shmem_short_wait_until_all(ivars, nelems, status, cmp, cmp_value); }
+GSHMEM_DEPRECATED inline void shmem_wait_until_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { return shmem_ushort_wait_until_all(ivars, nelems, status, cmp, cmp_value); }
 
 inline size_t shmem_wait_until_any(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value) { return shmem_int_wait_until_any(ivars, nelems, status, cmp, cmp_value); }
 inline size_t shmem_wait_until_any(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value) { return shmem_long_wait_until_any(ivars, nelems, status, cmp, cmp_value); }
@@ -3971,6 +4252,8 @@ inline size_t shmem_wait_until_any(long long *ivars, size_t nelems, const int *s
 inline size_t shmem_wait_until_any(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value) { return shmem_uint_wait_until_any(ivars, nelems, status, cmp, cmp_value); }
 inline size_t shmem_wait_until_any(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value) { return shmem_ulong_wait_until_any(ivars, nelems, status, cmp, cmp_value); }
 inline size_t shmem_wait_until_any(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value) { return shmem_ulonglong_wait_until_any(ivars, nelems, status, cmp, cmp_value); }
+GSHMEM_DEPRECATED inline size_t shmem_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { return shmem_short_wait_until_any(ivars, nelems, status, cmp, cmp_value); }
+GSHMEM_DEPRECATED inline size_t shmem_wait_until_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { return shmem_ushort_wait_until_any(ivars, nelems, status, cmp, cmp_value); }
 
 inline size_t shmem_wait_until_some(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int cmp_value) { return shmem_int_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
 inline size_t shmem_wait_until_some(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long cmp_value) { return shmem_long_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
@@ -3978,6 +4261,8 @@ inline size_t shmem_wait_until_some(long long *ivars, size_t nelems, size_t *ind
 inline size_t shmem_wait_until_some(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int cmp_value) { return shmem_uint_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
 inline size_t shmem_wait_until_some(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long cmp_value) { return shmem_ulong_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
 inline size_t shmem_wait_until_some(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long cmp_value) { return shmem_ulonglong_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEM_DEPRECATED inline size_t shmem_wait_until_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value) { return shmem_short_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEM_DEPRECATED inline size_t shmem_wait_until_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value) { return shmem_ushort_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
 
 inline void shmem_wait_until_all_vector(int *ivars, size_t nelems, const int *status, int cmp, const int *cmp_values) { return shmem_int_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
 inline void shmem_wait_until_all_vector(long *ivars, size_t nelems, const int *status, int cmp, const long *cmp_values) { return shmem_long_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
@@ -3985,6 +4270,8 @@ inline void shmem_wait_until_all_vector(long long *ivars, size_t nelems, const i
 inline void shmem_wait_until_all_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, const unsigned int *cmp_values) { return shmem_uint_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
 inline void shmem_wait_until_all_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, const unsigned long *cmp_values) { return shmem_ulong_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
 inline void shmem_wait_until_all_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, const unsigned long long *cmp_values) { return shmem_ulonglong_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+GSHMEM_DEPRECATED inline void shmem_wait_until_all_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values) { return shmem_short_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+GSHMEM_DEPRECATED inline void shmem_wait_until_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values) { return shmem_ushort_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
 
 inline size_t shmem_wait_until_any_vector(int *ivars, size_t nelems, const int *status, int cmp, const int *cmp_values) { return shmem_int_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
 inline size_t shmem_wait_until_any_vector(long *ivars, size_t nelems, const int *status, int cmp, const long *cmp_values) { return shmem_long_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
@@ -3992,6 +4279,8 @@ inline size_t shmem_wait_until_any_vector(long long *ivars, size_t nelems, const
 inline size_t shmem_wait_until_any_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, const unsigned int *cmp_values) { return shmem_uint_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
 inline size_t shmem_wait_until_any_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, const unsigned long *cmp_values) { return shmem_ulong_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
 inline size_t shmem_wait_until_any_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, const unsigned long long *cmp_values) { return shmem_ulonglong_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+GSHMEM_DEPRECATED inline size_t shmem_wait_until_any_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values) { return shmem_short_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+GSHMEM_DEPRECATED inline size_t shmem_wait_until_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values) { return shmem_ushort_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
 
 inline size_t shmem_wait_until_some_vector(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const int *cmp_values) { return shmem_int_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
 inline size_t shmem_wait_until_some_vector(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const long *cmp_values) { return shmem_long_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
@@ -3999,6 +4288,8 @@ inline size_t shmem_wait_until_some_vector(long long *ivars, size_t nelems, size
 inline size_t shmem_wait_until_some_vector(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned int *cmp_values) { return shmem_uint_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
 inline size_t shmem_wait_until_some_vector(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned long *cmp_values) { return shmem_ulong_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
 inline size_t shmem_wait_until_some_vector(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned long long *cmp_values) { return shmem_ulonglong_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEM_DEPRECATED inline size_t shmem_wait_until_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const short *cmp_values) { return shmem_short_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEM_DEPRECATED inline size_t shmem_wait_until_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned short *cmp_values) { return shmem_ushort_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
 
 inline int shmem_test(int *ivar, int cmp, int cmp_value) { return shmem_int_test(ivar, cmp, cmp_value); }
 inline int shmem_test(long *ivar, int cmp, long cmp_value) { return shmem_long_test(ivar, cmp, cmp_value); }
@@ -4015,6 +4306,8 @@ inline int shmem_test_all(long long *ivars, size_t nelems, const int *status, in
 inline int shmem_test_all(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value) { return shmem_uint_test_all(ivars, nelems, status, cmp, cmp_value); }
 inline int shmem_test_all(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value) { return shmem_ulong_test_all(ivars, nelems, status, cmp, cmp_value); }
 inline int shmem_test_all(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value) { return shmem_ulonglong_test_all(ivars, nelems, status, cmp, cmp_value); }
+GSHMEM_DEPRECATED inline int shmem_test_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { return shmem_short_test_all(ivars, nelems, status, cmp, cmp_value); }
+GSHMEM_DEPRECATED inline int shmem_test_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { return shmem_ushort_test_all(ivars, nelems, status, cmp, cmp_value); }
 
 inline size_t shmem_test_any(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value) { return shmem_int_test_any(ivars, nelems, status, cmp, cmp_value); }
 inline size_t shmem_test_any(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value) { return shmem_long_test_any(ivars, nelems, status, cmp, cmp_value); }
@@ -4022,6 +4315,8 @@ inline size_t shmem_test_any(long long *ivars, size_t nelems, const int *status,
 inline size_t shmem_test_any(unsigned int *ivars, size_t nelems, const int *status, int cmp, unsigned int cmp_value) { return shmem_uint_test_any(ivars, nelems, status, cmp, cmp_value); }
 inline size_t shmem_test_any(unsigned long *ivars, size_t nelems, const int *status, int cmp, unsigned long cmp_value) { return shmem_ulong_test_any(ivars, nelems, status, cmp, cmp_value); }
 inline size_t shmem_test_any(unsigned long long *ivars, size_t nelems, const int *status, int cmp, unsigned long long cmp_value) { return shmem_ulonglong_test_any(ivars, nelems, status, cmp, cmp_value); }
+GSHMEM_DEPRECATED inline size_t shmem_test_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { return shmem_short_test_any(ivars, nelems, status, cmp, cmp_value); }
+GSHMEM_DEPRECATED inline size_t shmem_test_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { return shmem_ushort_test_any(ivars, nelems, status, cmp, cmp_value); }
 
 inline size_t shmem_test_some(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int cmp_value) { return shmem_int_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
 inline size_t shmem_test_some(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long cmp_value) { return shmem_long_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
@@ -4029,6 +4324,8 @@ inline size_t shmem_test_some(long long *ivars, size_t nelems, size_t *indices, 
 inline size_t shmem_test_some(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned int cmp_value) { return shmem_uint_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
 inline size_t shmem_test_some(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long cmp_value) { return shmem_ulong_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
 inline size_t shmem_test_some(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned long long cmp_value) { return shmem_ulonglong_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEM_DEPRECATED inline size_t shmem_test_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value) { return shmem_short_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
+GSHMEM_DEPRECATED inline size_t shmem_test_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value) { return shmem_ushort_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
 
 inline int shmem_test_all_vector(int *ivars, size_t nelems, const int *status, int cmp, const int *cmp_values) { return shmem_int_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
 inline int shmem_test_all_vector(long *ivars, size_t nelems, const int *status, int cmp, const long *cmp_values) { return shmem_long_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
@@ -4036,6 +4333,8 @@ inline int shmem_test_all_vector(long long *ivars, size_t nelems, const int *sta
 inline int shmem_test_all_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, const unsigned int *cmp_values) { return shmem_uint_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
 inline int shmem_test_all_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, const unsigned long *cmp_values) { return shmem_ulong_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
 inline int shmem_test_all_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, const unsigned long long *cmp_values) { return shmem_ulonglong_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+GSHMEM_DEPRECATED inline int shmem_test_all_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values) { return shmem_short_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+GSHMEM_DEPRECATED inline int shmem_test_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values) { return shmem_ushort_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
 
 inline size_t shmem_test_any_vector(int *ivars, size_t nelems, const int *status, int cmp, const int *cmp_values) { return shmem_int_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
 inline size_t shmem_test_any_vector(long *ivars, size_t nelems, const int *status, int cmp, const long *cmp_values) { return shmem_long_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
@@ -4043,6 +4342,8 @@ inline size_t shmem_test_any_vector(long long *ivars, size_t nelems, const int *
 inline size_t shmem_test_any_vector(unsigned int *ivars, size_t nelems, const int *status, int cmp, const unsigned int *cmp_values) { return shmem_uint_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
 inline size_t shmem_test_any_vector(unsigned long *ivars, size_t nelems, const int *status, int cmp, const unsigned long *cmp_values) { return shmem_ulong_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
 inline size_t shmem_test_any_vector(unsigned long long *ivars, size_t nelems, const int *status, int cmp, const unsigned long long *cmp_values) { return shmem_ulonglong_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+GSHMEM_DEPRECATED inline size_t shmem_test_any_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values) { return shmem_short_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+GSHMEM_DEPRECATED inline size_t shmem_test_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values) { return shmem_ushort_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
 
 inline size_t shmem_test_some_vector(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const int *cmp_values) { return shmem_int_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
 inline size_t shmem_test_some_vector(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const long *cmp_values) { return shmem_long_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
@@ -4050,6 +4351,8 @@ inline size_t shmem_test_some_vector(long long *ivars, size_t nelems, size_t *in
 inline size_t shmem_test_some_vector(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned int *cmp_values) { return shmem_uint_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
 inline size_t shmem_test_some_vector(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned long *cmp_values) { return shmem_ulong_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
 inline size_t shmem_test_some_vector(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned long long *cmp_values) { return shmem_ulonglong_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEM_DEPRECATED inline size_t shmem_test_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const short *cmp_values) { return shmem_short_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+GSHMEM_DEPRECATED inline size_t shmem_test_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned short *cmp_values) { return shmem_ushort_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
 
 inline int shmem_broadcast(shmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root) { return shmem_float_broadcast(team, dest, source, nelems, PE_root); }
 inline int shmem_broadcast(shmem_team_t team, double *dest, const double *source, size_t nelems, int PE_root) { return shmem_double_broadcast(team, dest, source, nelems, PE_root); }

@@ -488,38 +488,110 @@ double shmem_double_fetch(const double *source, int pe) { return shmemi_from_bit
 int shmem_int_fetch(const int *source, int pe) { return (int)(unsigned int)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH, (void *)source, 0, 0, sizeof(int), pe, "shmem_int_fetch"); }
 long shmem_long_fetch(const long *source, int pe) { return (long)(unsigned long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH, (void *)source, 0, 0, sizeof(long), pe, "shmem_long_fetch"); }
 long long shmem_longlong_fetch(const long long *source, int pe) { return (long long)(unsigned long long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH, (void *)source, 0, 0, sizeof(long long), pe, "shmem_longlong_fetch"); }
+unsigned int shmem_uint_fetch(const unsigned int *source, int pe) { return (unsigned int)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH, (void *)source, 0, 0, sizeof(unsigned int), pe, "shmem_uint_fetch"); }
+unsigned long shmem_ulong_fetch(const unsigned long *source, int pe) { return (unsigned long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH, (void *)source, 0, 0, sizeof(unsigned long), pe, "shmem_ulong_fetch"); }
+unsigned long long shmem_ulonglong_fetch(const unsigned long long *source, int pe) { return (unsigned long long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH, (void *)source, 0, 0, sizeof(unsigned long long), pe, "shmem_ulonglong_fetch"); }
+int32_t shmem_int32_fetch(const int32_t *source, int pe) { return (int32_t)(uint32_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH, (void *)source, 0, 0, sizeof(int32_t), pe, "shmem_int32_fetch"); }
+int64_t shmem_int64_fetch(const int64_t *source, int pe) { return (int64_t)(uint64_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH, (void *)source, 0, 0, sizeof(int64_t), pe, "shmem_int64_fetch"); }
+uint32_t shmem_uint32_fetch(const uint32_t *source, int pe) { return (uint32_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH, (void *)source, 0, 0, sizeof(uint32_t), pe, "shmem_uint32_fetch"); }
+uint64_t shmem_uint64_fetch(const uint64_t *source, int pe) { return (uint64_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH, (void *)source, 0, 0, sizeof(uint64_t), pe, "shmem_uint64_fetch"); }
+size_t shmem_size_fetch(const size_t *source, int pe) { return (size_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH, (void *)source, 0, 0, sizeof(size_t), pe, "shmem_size_fetch"); }
+ptrdiff_t shmem_ptrdiff_fetch(const ptrdiff_t *source, int pe) { return (ptrdiff_t)(size_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH, (void *)source, 0, 0, sizeof(ptrdiff_t), pe, "shmem_ptrdiff_fetch"); }
 
 void shmem_float_set(float *dest, float value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SET, dest, shmemi_bits_f(value), 0, sizeof(float), pe, "shmem_float_set"); }
 void shmem_double_set(double *dest, double value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SET, dest, shmemi_bits_d(value), 0, sizeof(double), pe, "shmem_double_set"); }
 void shmem_int_set(int *dest, int value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SET, dest, (uint64_t)(unsigned int)value, 0, sizeof(int), pe, "shmem_int_set"); }
 void shmem_long_set(long *dest, long value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SET, dest, (uint64_t)(unsigned long)value, 0, sizeof(long), pe, "shmem_long_set"); }
 void shmem_longlong_set(long long *dest, long long value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SET, dest, (uint64_t)(unsigned long long)value, 0, sizeof(long long), pe, "shmem_longlong_set"); }
+void shmem_uint_set(unsigned int *dest, unsigned int value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SET, dest, (uint64_t)value, 0, sizeof(unsigned int), pe, "shmem_uint_set"); }
+void shmem_ulong_set(unsigned long *dest, unsigned long value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SET, dest, (uint64_t)value, 0, sizeof(unsigned long), pe, "shmem_ulong_set"); }
+void shmem_ulonglong_set(unsigned long long *dest, unsigned long long value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SET, dest, (uint64_t)value, 0, sizeof(unsigned long long), pe, "shmem_ulonglong_set"); }
+void shmem_int32_set(int32_t *dest, int32_t value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SET, dest, (uint64_t)(uint32_t)value, 0, sizeof(int32_t), pe, "shmem_int32_set"); }
+void shmem_int64_set(int64_t *dest, int64_t value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SET, dest, (uint64_t)(uint64_t)value, 0, sizeof(int64_t), pe, "shmem_int64_set"); }
+void shmem_uint32_set(uint32_t *dest, uint32_t value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SET, dest, (uint64_t)value, 0, sizeof(uint32_t), pe, "shmem_uint32_set"); }
+void shmem_uint64_set(uint64_t *dest, uint64_t value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SET, dest, (uint64_t)value, 0, sizeof(uint64_t), pe, "shmem_uint64_set"); }
+void shmem_size_set(size_t *dest, size_t value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SET, dest, (uint64_t)value, 0, sizeof(size_t), pe, "shmem_size_set"); }
+void shmem_ptrdiff_set(ptrdiff_t *dest, ptrdiff_t value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SET, dest, (uint64_t)(size_t)value, 0, sizeof(ptrdiff_t), pe, "shmem_ptrdiff_set"); }
 
 float shmem_float_swap(float *dest, float value, int pe) { return shmemi_from_bits_f(shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SWAP, dest, shmemi_bits_f(value), 0, sizeof(float), pe, "shmem_float_swap")); }
 double shmem_double_swap(double *dest, double value, int pe) { return shmemi_from_bits_d(shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SWAP, dest, shmemi_bits_d(value), 0, sizeof(double), pe, "shmem_double_swap")); }
 int shmem_int_swap(int *dest, int value, int pe) { return (int)(unsigned int)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SWAP, dest, (uint64_t)(unsigned int)value, 0, sizeof(int), pe, "shmem_int_swap"); }
 long shmem_long_swap(long *dest, long value, int pe) { return (long)(unsigned long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SWAP, dest, (uint64_t)(unsigned long)value, 0, sizeof(long), pe, "shmem_long_swap"); }
 long long shmem_longlong_swap(long long *dest, long long value, int pe) { return (long long)(unsigned long long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SWAP, dest, (uint64_t)(unsigned long long)value, 0, sizeof(long long), pe, "shmem_longlong_swap"); }
+unsigned int shmem_uint_swap(unsigned int *dest, unsigned int value, int pe) { return (unsigned int)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SWAP, dest, (uint64_t)value, 0, sizeof(unsigned int), pe, "shmem_uint_swap"); }
+unsigned long shmem_ulong_swap(unsigned long *dest, unsigned long value, int pe) { return (unsigned long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SWAP, dest, (uint64_t)value, 0, sizeof(unsigned long), pe, "shmem_ulong_swap"); }
+unsigned long long shmem_ulonglong_swap(unsigned long long *dest, unsigned long long value, int pe) { return (unsigned long long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SWAP, dest, (uint64_t)value, 0, sizeof(unsigned long long), pe, "shmem_ulonglong_swap"); }
+int32_t shmem_int32_swap(int32_t *dest, int32_t value, int pe) { return (int32_t)(uint32_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SWAP, dest, (uint64_t)(uint32_t)value, 0, sizeof(int32_t), pe, "shmem_int32_swap"); }
+int64_t shmem_int64_swap(int64_t *dest, int64_t value, int pe) { return (int64_t)(uint64_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SWAP, dest, (uint64_t)(uint64_t)value, 0, sizeof(int64_t), pe, "shmem_int64_swap"); }
+uint32_t shmem_uint32_swap(uint32_t *dest, uint32_t value, int pe) { return (uint32_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SWAP, dest, (uint64_t)value, 0, sizeof(uint32_t), pe, "shmem_uint32_swap"); }
+uint64_t shmem_uint64_swap(uint64_t *dest, uint64_t value, int pe) { return (uint64_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SWAP, dest, (uint64_t)value, 0, sizeof(uint64_t), pe, "shmem_uint64_swap"); }
+size_t shmem_size_swap(size_t *dest, size_t value, int pe) { return (size_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SWAP, dest, (uint64_t)value, 0, sizeof(size_t), pe, "shmem_size_swap"); }
+ptrdiff_t shmem_ptrdiff_swap(ptrdiff_t *dest, ptrdiff_t value, int pe) { return (ptrdiff_t)(size_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SWAP, dest, (uint64_t)(size_t)value, 0, sizeof(ptrdiff_t), pe, "shmem_ptrdiff_swap"); }
 
 int shmem_int_cswap(int *dest, int cond, int value, int pe) { return (int)(unsigned int)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_CSWAP, dest, (uint64_t)(unsigned int)value, (uint64_t)(unsigned int)cond, sizeof(int), pe, "shmem_int_cswap"); }
 long shmem_long_cswap(long *dest, long cond, long value, int pe) { return (long)(unsigned long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_CSWAP, dest, (uint64_t)(unsigned long)value, (uint64_t)(unsigned long)cond, sizeof(long), pe, "shmem_long_cswap"); }
 long long shmem_longlong_cswap(long long *dest, long long cond, long long value, int pe) { return (long long)(unsigned long long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_CSWAP, dest, (uint64_t)(unsigned long long)value, (uint64_t)(unsigned long long)cond, sizeof(long long), pe, "shmem_longlong_cswap"); }
+unsigned int shmem_uint_cswap(unsigned int *dest, unsigned int cond, unsigned int value, int pe) { return (unsigned int)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_CSWAP, dest, (uint64_t)value, (uint64_t)cond, sizeof(unsigned int), pe, "shmem_uint_cswap"); }
+unsigned long shmem_ulong_cswap(unsigned long *dest, unsigned long cond, unsigned long value, int pe) { return (unsigned long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_CSWAP, dest, (uint64_t)value, (uint64_t)cond, sizeof(unsigned long), pe, "shmem_ulong_cswap"); }
+unsigned long long shmem_ulonglong_cswap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) { return (unsigned long long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_CSWAP, dest, (uint64_t)value, (uint64_t)cond, sizeof(unsigned long long), pe, "shmem_ulonglong_cswap"); }
+int32_t shmem_int32_cswap(int32_t *dest, int32_t cond, int32_t value, int pe) { return (int32_t)(uint32_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_CSWAP, dest, (uint64_t)(uint32_t)value, (uint64_t)(uint32_t)cond, sizeof(int32_t), pe, "shmem_int32_cswap"); }
+int64_t shmem_int64_cswap(int64_t *dest, int64_t cond, int64_t value, int pe) { return (int64_t)(uint64_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_CSWAP, dest, (uint64_t)(uint64_t)value, (uint64_t)(uint64_t)cond, sizeof(int64_t), pe, "shmem_int64_cswap"); }
+uint32_t shmem_uint32_cswap(uint32_t *dest, uint32_t cond, uint32_t value, int pe) { return (uint32_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_CSWAP, dest, (uint64_t)value, (uint64_t)cond, sizeof(uint32_t), pe, "shmem_uint32_cswap"); }
+uint64_t shmem_uint64_cswap(uint64_t *dest, uint64_t cond, uint64_t value, int pe) { return (uint64_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_CSWAP, dest, (uint64_t)value, (uint64_t)cond, sizeof(uint64_t), pe, "shmem_uint64_cswap"); }
+size_t shmem_size_cswap(size_t *dest, size_t cond, size_t value, int pe) { return (size_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_CSWAP, dest, (uint64_t)value, (uint64_t)cond, sizeof(size_t), pe, "shmem_size_cswap"); }
+ptrdiff_t shmem_ptrdiff_cswap(ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe) { return (ptrdiff_t)(size_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_CSWAP, dest, (uint64_t)(size_t)value, (uint64_t)(size_t)cond, sizeof(ptrdiff_t), pe, "shmem_ptrdiff_cswap"); }
 
 int shmem_int_finc(int *dest, int pe) { return (int)(unsigned int)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_INC, dest, 0, 0, sizeof(int), pe, "shmem_int_finc"); }
 long shmem_long_finc(long *dest, int pe) { return (long)(unsigned long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_INC, dest, 0, 0, sizeof(long), pe, "shmem_long_finc"); }
 long long shmem_longlong_finc(long long *dest, int pe) { return (long long)(unsigned long long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_INC, dest, 0, 0, sizeof(long long), pe, "shmem_longlong_finc"); }
+unsigned int shmem_uint_finc(unsigned int *dest, int pe) { return (unsigned int)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_INC, dest, 0, 0, sizeof(unsigned int), pe, "shmem_uint_finc"); }
+unsigned long shmem_ulong_finc(unsigned long *dest, int pe) { return (unsigned long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_INC, dest, 0, 0, sizeof(unsigned long), pe, "shmem_ulong_finc"); }
+unsigned long long shmem_ulonglong_finc(unsigned long long *dest, int pe) { return (unsigned long long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_INC, dest, 0, 0, sizeof(unsigned long long), pe, "shmem_ulonglong_finc"); }
+int32_t shmem_int32_finc(int32_t *dest, int pe) { return (int32_t)(uint32_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_INC, dest, 0, 0, sizeof(int32_t), pe, "shmem_int32_finc"); }
+int64_t shmem_int64_finc(int64_t *dest, int pe) { return (int64_t)(uint64_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_INC, dest, 0, 0, sizeof(int64_t), pe, "shmem_int64_finc"); }
+uint32_t shmem_uint32_finc(uint32_t *dest, int pe) { return (uint32_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_INC, dest, 0, 0, sizeof(uint32_t), pe, "shmem_uint32_finc"); }
+uint64_t shmem_uint64_finc(uint64_t *dest, int pe) { return (uint64_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_INC, dest, 0, 0, sizeof(uint64_t), pe, "shmem_uint64_finc"); }
+size_t shmem_size_finc(size_t *dest, int pe) { return (size_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_INC, dest, 0, 0, sizeof(size_t), pe, "shmem_size_finc"); }
+ptrdiff_t shmem_ptrdiff_finc(ptrdiff_t *dest, int pe) { return (ptrdiff_t)(size_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_INC, dest, 0, 0, sizeof(ptrdiff_t), pe, "shmem_ptrdiff_finc"); }
 
 void shmem_int_inc(int *dest, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_INC, dest, 0, 0, sizeof(int), pe, "shmem_int_inc"); }
 void shmem_long_inc(long *dest, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_INC, dest, 0, 0, sizeof(long), pe, "shmem_long_inc"); }
 void shmem_longlong_inc(long long *dest, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_INC, dest, 0, 0, sizeof(long long), pe, "shmem_longlong_inc"); }
+void shmem_uint_inc(unsigned int *dest, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_INC, dest, 0, 0, sizeof(unsigned int), pe, "shmem_uint_inc"); }
+void shmem_ulong_inc(unsigned long *dest, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_INC, dest, 0, 0, sizeof(unsigned long), pe, "shmem_ulong_inc"); }
+void shmem_ulonglong_inc(unsigned long long *dest, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_INC, dest, 0, 0, sizeof(unsigned long long), pe, "shmem_ulonglong_inc"); }
+void shmem_int32_inc(int32_t *dest, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_INC, dest, 0, 0, sizeof(int32_t), pe, "shmem_int32_inc"); }
+void shmem_int64_inc(int64_t *dest, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_INC, dest, 0, 0, sizeof(int64_t), pe, "shmem_int64_inc"); }
+void shmem_uint32_inc(uint32_t *dest, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_INC, dest, 0, 0, sizeof(uint32_t), pe, "shmem_uint32_inc"); }
+void shmem_uint64_inc(uint64_t *dest, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_INC, dest, 0, 0, sizeof(uint64_t), pe, "shmem_uint64_inc"); }
+void shmem_size_inc(size_t *dest, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_INC, dest, 0, 0, sizeof(size_t), pe, "shmem_size_inc"); }
+void shmem_ptrdiff_inc(ptrdiff_t *dest, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_INC, dest, 0, 0, sizeof(ptrdiff_t), pe, "shmem_ptrdiff_inc"); }
 
 int shmem_int_fadd(int *dest, int value, int pe) { return (int)(unsigned int)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_ADD, dest, (uint64_t)(unsigned int)value, 0, sizeof(int), pe, "shmem_int_fadd"); }
 long shmem_long_fadd(long *dest, long value, int pe) { return (long)(unsigned long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_ADD, dest, (uint64_t)(unsigned long)value, 0, sizeof(long), pe, "shmem_long_fadd"); }
 long long shmem_longlong_fadd(long long *dest, long long value, int pe) { return (long long)(unsigned long long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_ADD, dest, (uint64_t)(unsigned long long)value, 0, sizeof(long long), pe, "shmem_longlong_fadd"); }
+unsigned int shmem_uint_fadd(unsigned int *dest, unsigned int value, int pe) { return (unsigned int)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_ADD, dest, (uint64_t)value, 0, sizeof(unsigned int), pe, "shmem_uint_fadd"); }
+unsigned long shmem_ulong_fadd(unsigned long *dest, unsigned long value, int pe) { return (unsigned long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_ADD, dest, (uint64_t)value, 0, sizeof(unsigned long), pe, "shmem_ulong_fadd"); }
+unsigned long long shmem_ulonglong_fadd(unsigned long long *dest, unsigned long long value, int pe) { return (unsigned long long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_ADD, dest, (uint64_t)value, 0, sizeof(unsigned long long), pe, "shmem_ulonglong_fadd"); }
+int32_t shmem_int32_fadd(int32_t *dest, int32_t value, int pe) { return (int32_t)(uint32_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_ADD, dest, (uint64_t)(uint32_t)value, 0, sizeof(int32_t), pe, "shmem_int32_fadd"); }
+int64_t shmem_int64_fadd(int64_t *dest, int64_t value, int pe) { return (int64_t)(uint64_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_ADD, dest, (uint64_t)(uint64_t)value, 0, sizeof(int64_t), pe, "shmem_int64_fadd"); }
+uint32_t shmem_uint32_fadd(uint32_t *dest, uint32_t value, int pe) { return (uint32_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_ADD, dest, (uint64_t)value, 0, sizeof(uint32_t), pe, "shmem_uint32_fadd"); }
+uint64_t shmem_uint64_fadd(uint64_t *dest, uint64_t value, int pe) { return (uint64_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_ADD, dest, (uint64_t)value, 0, sizeof(uint64_t), pe, "shmem_uint64_fadd"); }
+size_t shmem_size_fadd(size_t *dest, size_t value, int pe) { return (size_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_ADD, dest, (uint64_t)value, 0, sizeof(size_t), pe, "shmem_size_fadd"); }
+ptrdiff_t shmem_ptrdiff_fadd(ptrdiff_t *dest, ptrdiff_t value, int pe) { return (ptrdiff_t)(size_t)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH_ADD, dest, (uint64_t)(size_t)value, 0, sizeof(ptrdiff_t), pe, "shmem_ptrdiff_fadd"); }
 
 void shmem_int_add(int *dest, int value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_ADD, dest, (uint64_t)(unsigned int)value, 0, sizeof(int), pe, "shmem_int_add"); }
 void shmem_long_add(long *dest, long value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_ADD, dest, (uint64_t)(unsigned long)value, 0, sizeof(long), pe, "shmem_long_add"); }
 void shmem_longlong_add(long long *dest, long long value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_ADD, dest, (uint64_t)(unsigned long long)value, 0, sizeof(long long), pe, "shmem_longlong_add"); }
+void shmem_uint_add(unsigned int *dest, unsigned int value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_ADD, dest, (uint64_t)value, 0, sizeof(unsigned int), pe, "shmem_uint_add"); }
+void shmem_ulong_add(unsigned long *dest, unsigned long value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_ADD, dest, (uint64_t)value, 0, sizeof(unsigned long), pe, "shmem_ulong_add"); }
+void shmem_ulonglong_add(unsigned long long *dest, unsigned long long value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_ADD, dest, (uint64_t)value, 0, sizeof(unsigned long long), pe, "shmem_ulonglong_add"); }
+void shmem_int32_add(int32_t *dest, int32_t value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_ADD, dest, (uint64_t)(uint32_t)value, 0, sizeof(int32_t), pe, "shmem_int32_add"); }
+void shmem_int64_add(int64_t *dest, int64_t value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_ADD, dest, (uint64_t)(uint64_t)value, 0, sizeof(int64_t), pe, "shmem_int64_add"); }
+void shmem_uint32_add(uint32_t *dest, uint32_t value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_ADD, dest, (uint64_t)value, 0, sizeof(uint32_t), pe, "shmem_uint32_add"); }
+void shmem_uint64_add(uint64_t *dest, uint64_t value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_ADD, dest, (uint64_t)value, 0, sizeof(uint64_t), pe, "shmem_uint64_add"); }
+void shmem_size_add(size_t *dest, size_t value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_ADD, dest, (uint64_t)value, 0, sizeof(size_t), pe, "shmem_size_add"); }
+void shmem_ptrdiff_add(ptrdiff_t *dest, ptrdiff_t value, int pe) { shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_ADD, dest, (uint64_t)(size_t)value, 0, sizeof(ptrdiff_t), pe, "shmem_ptrdiff_add"); }
 
 /* profiling interface: weak shmem_ aliases of the pshmem_ definitions above */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -986,28 +1058,100 @@ SHMEMI_PROFILE_ALIAS(shmem_double_fetch)
 SHMEMI_PROFILE_ALIAS(shmem_int_fetch)
 SHMEMI_PROFILE_ALIAS(shmem_long_fetch)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_fetch)
+SHMEMI_PROFILE_ALIAS(shmem_uint_fetch)
+SHMEMI_PROFILE_ALIAS(shmem_ulong_fetch)
+SHMEMI_PROFILE_ALIAS(shmem_ulonglong_fetch)
+SHMEMI_PROFILE_ALIAS(shmem_int32_fetch)
+SHMEMI_PROFILE_ALIAS(shmem_int64_fetch)
+SHMEMI_PROFILE_ALIAS(shmem_uint32_fetch)
+SHMEMI_PROFILE_ALIAS(shmem_uint64_fetch)
+SHMEMI_PROFILE_ALIAS(shmem_size_fetch)
+SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_fetch)
 SHMEMI_PROFILE_ALIAS(shmem_float_set)
 SHMEMI_PROFILE_ALIAS(shmem_double_set)
 SHMEMI_PROFILE_ALIAS(shmem_int_set)
 SHMEMI_PROFILE_ALIAS(shmem_long_set)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_set)
+SHMEMI_PROFILE_ALIAS(shmem_uint_set)
+SHMEMI_PROFILE_ALIAS(shmem_ulong_set)
+SHMEMI_PROFILE_ALIAS(shmem_ulonglong_set)
+SHMEMI_PROFILE_ALIAS(shmem_int32_set)
+SHMEMI_PROFILE_ALIAS(shmem_int64_set)
+SHMEMI_PROFILE_ALIAS(shmem_uint32_set)
+SHMEMI_PROFILE_ALIAS(shmem_uint64_set)
+SHMEMI_PROFILE_ALIAS(shmem_size_set)
+SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_set)
 SHMEMI_PROFILE_ALIAS(shmem_float_swap)
 SHMEMI_PROFILE_ALIAS(shmem_double_swap)
 SHMEMI_PROFILE_ALIAS(shmem_int_swap)
 SHMEMI_PROFILE_ALIAS(shmem_long_swap)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_swap)
+SHMEMI_PROFILE_ALIAS(shmem_uint_swap)
+SHMEMI_PROFILE_ALIAS(shmem_ulong_swap)
+SHMEMI_PROFILE_ALIAS(shmem_ulonglong_swap)
+SHMEMI_PROFILE_ALIAS(shmem_int32_swap)
+SHMEMI_PROFILE_ALIAS(shmem_int64_swap)
+SHMEMI_PROFILE_ALIAS(shmem_uint32_swap)
+SHMEMI_PROFILE_ALIAS(shmem_uint64_swap)
+SHMEMI_PROFILE_ALIAS(shmem_size_swap)
+SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_swap)
 SHMEMI_PROFILE_ALIAS(shmem_int_cswap)
 SHMEMI_PROFILE_ALIAS(shmem_long_cswap)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_cswap)
+SHMEMI_PROFILE_ALIAS(shmem_uint_cswap)
+SHMEMI_PROFILE_ALIAS(shmem_ulong_cswap)
+SHMEMI_PROFILE_ALIAS(shmem_ulonglong_cswap)
+SHMEMI_PROFILE_ALIAS(shmem_int32_cswap)
+SHMEMI_PROFILE_ALIAS(shmem_int64_cswap)
+SHMEMI_PROFILE_ALIAS(shmem_uint32_cswap)
+SHMEMI_PROFILE_ALIAS(shmem_uint64_cswap)
+SHMEMI_PROFILE_ALIAS(shmem_size_cswap)
+SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_cswap)
 SHMEMI_PROFILE_ALIAS(shmem_int_finc)
 SHMEMI_PROFILE_ALIAS(shmem_long_finc)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_finc)
+SHMEMI_PROFILE_ALIAS(shmem_uint_finc)
+SHMEMI_PROFILE_ALIAS(shmem_ulong_finc)
+SHMEMI_PROFILE_ALIAS(shmem_ulonglong_finc)
+SHMEMI_PROFILE_ALIAS(shmem_int32_finc)
+SHMEMI_PROFILE_ALIAS(shmem_int64_finc)
+SHMEMI_PROFILE_ALIAS(shmem_uint32_finc)
+SHMEMI_PROFILE_ALIAS(shmem_uint64_finc)
+SHMEMI_PROFILE_ALIAS(shmem_size_finc)
+SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_finc)
 SHMEMI_PROFILE_ALIAS(shmem_int_inc)
 SHMEMI_PROFILE_ALIAS(shmem_long_inc)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_inc)
+SHMEMI_PROFILE_ALIAS(shmem_uint_inc)
+SHMEMI_PROFILE_ALIAS(shmem_ulong_inc)
+SHMEMI_PROFILE_ALIAS(shmem_ulonglong_inc)
+SHMEMI_PROFILE_ALIAS(shmem_int32_inc)
+SHMEMI_PROFILE_ALIAS(shmem_int64_inc)
+SHMEMI_PROFILE_ALIAS(shmem_uint32_inc)
+SHMEMI_PROFILE_ALIAS(shmem_uint64_inc)
+SHMEMI_PROFILE_ALIAS(shmem_size_inc)
+SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_inc)
 SHMEMI_PROFILE_ALIAS(shmem_int_fadd)
 SHMEMI_PROFILE_ALIAS(shmem_long_fadd)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_fadd)
+SHMEMI_PROFILE_ALIAS(shmem_uint_fadd)
+SHMEMI_PROFILE_ALIAS(shmem_ulong_fadd)
+SHMEMI_PROFILE_ALIAS(shmem_ulonglong_fadd)
+SHMEMI_PROFILE_ALIAS(shmem_int32_fadd)
+SHMEMI_PROFILE_ALIAS(shmem_int64_fadd)
+SHMEMI_PROFILE_ALIAS(shmem_uint32_fadd)
+SHMEMI_PROFILE_ALIAS(shmem_uint64_fadd)
+SHMEMI_PROFILE_ALIAS(shmem_size_fadd)
+SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_fadd)
 SHMEMI_PROFILE_ALIAS(shmem_int_add)
 SHMEMI_PROFILE_ALIAS(shmem_long_add)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_add)
+SHMEMI_PROFILE_ALIAS(shmem_uint_add)
+SHMEMI_PROFILE_ALIAS(shmem_ulong_add)
+SHMEMI_PROFILE_ALIAS(shmem_ulonglong_add)
+SHMEMI_PROFILE_ALIAS(shmem_int32_add)
+SHMEMI_PROFILE_ALIAS(shmem_int64_add)
+SHMEMI_PROFILE_ALIAS(shmem_uint32_add)
+SHMEMI_PROFILE_ALIAS(shmem_uint64_add)
+SHMEMI_PROFILE_ALIAS(shmem_size_add)
+SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_add)

@@ -30,6 +30,8 @@ void shmem_uint32_wait_until_all(uint32_t *ivars, size_t nelems, const int *stat
 void shmem_uint64_wait_until_all(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value) { shmemi_wait_set(SHMEMI_WAIT_ALL, 1, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_UINT64, "shmem_uint64_wait_until_all"); }
 void shmem_size_wait_until_all(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value) { shmemi_wait_set(SHMEMI_WAIT_ALL, 1, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_SIZE, "shmem_size_wait_until_all"); }
 void shmem_ptrdiff_wait_until_all(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value) { shmemi_wait_set(SHMEMI_WAIT_ALL, 1, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_PTRDIFF, "shmem_ptrdiff_wait_until_all"); }
+void shmem_short_wait_until_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { shmemi_wait_set(SHMEMI_WAIT_ALL, 1, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_SHORT, "shmem_short_wait_until_all"); }
+void shmem_ushort_wait_until_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { shmemi_wait_set(SHMEMI_WAIT_ALL, 1, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_USHORT, "shmem_ushort_wait_until_all"); }
 
 size_t shmem_int_wait_until_any(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 1, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_INT, "shmem_int_wait_until_any"); }
 size_t shmem_long_wait_until_any(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 1, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_LONG, "shmem_long_wait_until_any"); }
@@ -43,6 +45,8 @@ size_t shmem_uint32_wait_until_any(uint32_t *ivars, size_t nelems, const int *st
 size_t shmem_uint64_wait_until_any(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 1, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_UINT64, "shmem_uint64_wait_until_any"); }
 size_t shmem_size_wait_until_any(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 1, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_SIZE, "shmem_size_wait_until_any"); }
 size_t shmem_ptrdiff_wait_until_any(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 1, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_PTRDIFF, "shmem_ptrdiff_wait_until_any"); }
+size_t shmem_short_wait_until_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 1, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_SHORT, "shmem_short_wait_until_any"); }
+size_t shmem_ushort_wait_until_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 1, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_USHORT, "shmem_ushort_wait_until_any"); }
 
 size_t shmem_int_wait_until_some(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 1, ivars, nelems, status, indices, cmp, &cmp_value, 0, SHMEMI_DT_INT, "shmem_int_wait_until_some"); }
 size_t shmem_long_wait_until_some(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 1, ivars, nelems, status, indices, cmp, &cmp_value, 0, SHMEMI_DT_LONG, "shmem_long_wait_until_some"); }
@@ -56,6 +60,8 @@ size_t shmem_uint32_wait_until_some(uint32_t *ivars, size_t nelems, size_t *indi
 size_t shmem_uint64_wait_until_some(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 1, ivars, nelems, status, indices, cmp, &cmp_value, 0, SHMEMI_DT_UINT64, "shmem_uint64_wait_until_some"); }
 size_t shmem_size_wait_until_some(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 1, ivars, nelems, status, indices, cmp, &cmp_value, 0, SHMEMI_DT_SIZE, "shmem_size_wait_until_some"); }
 size_t shmem_ptrdiff_wait_until_some(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 1, ivars, nelems, status, indices, cmp, &cmp_value, 0, SHMEMI_DT_PTRDIFF, "shmem_ptrdiff_wait_until_some"); }
+size_t shmem_short_wait_until_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 1, ivars, nelems, status, indices, cmp, &cmp_value, 0, SHMEMI_DT_SHORT, "shmem_short_wait_until_some"); }
+size_t shmem_ushort_wait_until_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 1, ivars, nelems, status, indices, cmp, &cmp_value, 0, SHMEMI_DT_USHORT, "shmem_ushort_wait_until_some"); }
 
 void shmem_int_wait_until_all_vector(int *ivars, size_t nelems, const int *status, int cmp, const int *cmp_values) { shmemi_wait_set(SHMEMI_WAIT_ALL, 1, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_INT, "shmem_int_wait_until_all_vector"); }
 void shmem_long_wait_until_all_vector(long *ivars, size_t nelems, const int *status, int cmp, const long *cmp_values) { shmemi_wait_set(SHMEMI_WAIT_ALL, 1, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_LONG, "shmem_long_wait_until_all_vector"); }
@@ -69,6 +75,8 @@ void shmem_uint32_wait_until_all_vector(uint32_t *ivars, size_t nelems, const in
 void shmem_uint64_wait_until_all_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, const uint64_t *cmp_values) { shmemi_wait_set(SHMEMI_WAIT_ALL, 1, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_UINT64, "shmem_uint64_wait_until_all_vector"); }
 void shmem_size_wait_until_all_vector(size_t *ivars, size_t nelems, const int *status, int cmp, const size_t *cmp_values) { shmemi_wait_set(SHMEMI_WAIT_ALL, 1, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_SIZE, "shmem_size_wait_until_all_vector"); }
 void shmem_ptrdiff_wait_until_all_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, const ptrdiff_t *cmp_values) { shmemi_wait_set(SHMEMI_WAIT_ALL, 1, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_PTRDIFF, "shmem_ptrdiff_wait_until_all_vector"); }
+void shmem_short_wait_until_all_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values) { shmemi_wait_set(SHMEMI_WAIT_ALL, 1, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_SHORT, "shmem_short_wait_until_all_vector"); }
+void shmem_ushort_wait_until_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values) { shmemi_wait_set(SHMEMI_WAIT_ALL, 1, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_USHORT, "shmem_ushort_wait_until_all_vector"); }
 
 size_t shmem_int_wait_until_any_vector(int *ivars, size_t nelems, const int *status, int cmp, const int *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 1, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_INT, "shmem_int_wait_until_any_vector"); }
 size_t shmem_long_wait_until_any_vector(long *ivars, size_t nelems, const int *status, int cmp, const long *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 1, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_LONG, "shmem_long_wait_until_any_vector"); }
@@ -82,6 +90,8 @@ size_t shmem_uint32_wait_until_any_vector(uint32_t *ivars, size_t nelems, const 
 size_t shmem_uint64_wait_until_any_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, const uint64_t *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 1, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_UINT64, "shmem_uint64_wait_until_any_vector"); }
 size_t shmem_size_wait_until_any_vector(size_t *ivars, size_t nelems, const int *status, int cmp, const size_t *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 1, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_SIZE, "shmem_size_wait_until_any_vector"); }
 size_t shmem_ptrdiff_wait_until_any_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, const ptrdiff_t *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 1, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_PTRDIFF, "shmem_ptrdiff_wait_until_any_vector"); }
+size_t shmem_short_wait_until_any_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 1, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_SHORT, "shmem_short_wait_until_any_vector"); }
+size_t shmem_ushort_wait_until_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 1, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_USHORT, "shmem_ushort_wait_until_any_vector"); }
 
 size_t shmem_int_wait_until_some_vector(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const int *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 1, ivars, nelems, status, indices, cmp, cmp_values, 1, SHMEMI_DT_INT, "shmem_int_wait_until_some_vector"); }
 size_t shmem_long_wait_until_some_vector(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const long *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 1, ivars, nelems, status, indices, cmp, cmp_values, 1, SHMEMI_DT_LONG, "shmem_long_wait_until_some_vector"); }
@@ -95,6 +105,8 @@ size_t shmem_uint32_wait_until_some_vector(uint32_t *ivars, size_t nelems, size_
 size_t shmem_uint64_wait_until_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const uint64_t *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 1, ivars, nelems, status, indices, cmp, cmp_values, 1, SHMEMI_DT_UINT64, "shmem_uint64_wait_until_some_vector"); }
 size_t shmem_size_wait_until_some_vector(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const size_t *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 1, ivars, nelems, status, indices, cmp, cmp_values, 1, SHMEMI_DT_SIZE, "shmem_size_wait_until_some_vector"); }
 size_t shmem_ptrdiff_wait_until_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const ptrdiff_t *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 1, ivars, nelems, status, indices, cmp, cmp_values, 1, SHMEMI_DT_PTRDIFF, "shmem_ptrdiff_wait_until_some_vector"); }
+size_t shmem_short_wait_until_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const short *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 1, ivars, nelems, status, indices, cmp, cmp_values, 1, SHMEMI_DT_SHORT, "shmem_short_wait_until_some_vector"); }
+size_t shmem_ushort_wait_until_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned short *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 1, ivars, nelems, status, indices, cmp, cmp_values, 1, SHMEMI_DT_USHORT, "shmem_ushort_wait_until_some_vector"); }
 
 int shmem_int_test(int *ivar, int cmp, int cmp_value) { return shmemi_test(ivar, cmp, &cmp_value, SHMEMI_DT_INT, "shmem_int_test"); }
 int shmem_long_test(long *ivar, int cmp, long cmp_value) { return shmemi_test(ivar, cmp, &cmp_value, SHMEMI_DT_LONG, "shmem_long_test"); }
@@ -123,6 +135,8 @@ int shmem_uint32_test_all(uint32_t *ivars, size_t nelems, const int *status, int
 int shmem_uint64_test_all(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value) { return (int)shmemi_wait_set(SHMEMI_WAIT_ALL, 0, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_UINT64, "shmem_uint64_test_all"); }
 int shmem_size_test_all(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value) { return (int)shmemi_wait_set(SHMEMI_WAIT_ALL, 0, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_SIZE, "shmem_size_test_all"); }
 int shmem_ptrdiff_test_all(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value) { return (int)shmemi_wait_set(SHMEMI_WAIT_ALL, 0, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_PTRDIFF, "shmem_ptrdiff_test_all"); }
+int shmem_short_test_all(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { return (int)shmemi_wait_set(SHMEMI_WAIT_ALL, 0, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_SHORT, "shmem_short_test_all"); }
+int shmem_ushort_test_all(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { return (int)shmemi_wait_set(SHMEMI_WAIT_ALL, 0, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_USHORT, "shmem_ushort_test_all"); }
 
 size_t shmem_int_test_any(int *ivars, size_t nelems, const int *status, int cmp, int cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 0, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_INT, "shmem_int_test_any"); }
 size_t shmem_long_test_any(long *ivars, size_t nelems, const int *status, int cmp, long cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 0, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_LONG, "shmem_long_test_any"); }
@@ -136,6 +150,8 @@ size_t shmem_uint32_test_any(uint32_t *ivars, size_t nelems, const int *status, 
 size_t shmem_uint64_test_any(uint64_t *ivars, size_t nelems, const int *status, int cmp, uint64_t cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 0, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_UINT64, "shmem_uint64_test_any"); }
 size_t shmem_size_test_any(size_t *ivars, size_t nelems, const int *status, int cmp, size_t cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 0, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_SIZE, "shmem_size_test_any"); }
 size_t shmem_ptrdiff_test_any(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, ptrdiff_t cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 0, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_PTRDIFF, "shmem_ptrdiff_test_any"); }
+size_t shmem_short_test_any(short *ivars, size_t nelems, const int *status, int cmp, short cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 0, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_SHORT, "shmem_short_test_any"); }
+size_t shmem_ushort_test_any(unsigned short *ivars, size_t nelems, const int *status, int cmp, unsigned short cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 0, ivars, nelems, status, NULL, cmp, &cmp_value, 0, SHMEMI_DT_USHORT, "shmem_ushort_test_any"); }
 
 size_t shmem_int_test_some(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, int cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 0, ivars, nelems, status, indices, cmp, &cmp_value, 0, SHMEMI_DT_INT, "shmem_int_test_some"); }
 size_t shmem_long_test_some(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 0, ivars, nelems, status, indices, cmp, &cmp_value, 0, SHMEMI_DT_LONG, "shmem_long_test_some"); }
@@ -149,6 +165,8 @@ size_t shmem_uint32_test_some(uint32_t *ivars, size_t nelems, size_t *indices, c
 size_t shmem_uint64_test_some(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, uint64_t cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 0, ivars, nelems, status, indices, cmp, &cmp_value, 0, SHMEMI_DT_UINT64, "shmem_uint64_test_some"); }
 size_t shmem_size_test_some(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, size_t cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 0, ivars, nelems, status, indices, cmp, &cmp_value, 0, SHMEMI_DT_SIZE, "shmem_size_test_some"); }
 size_t shmem_ptrdiff_test_some(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, ptrdiff_t cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 0, ivars, nelems, status, indices, cmp, &cmp_value, 0, SHMEMI_DT_PTRDIFF, "shmem_ptrdiff_test_some"); }
+size_t shmem_short_test_some(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, short cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 0, ivars, nelems, status, indices, cmp, &cmp_value, 0, SHMEMI_DT_SHORT, "shmem_short_test_some"); }
+size_t shmem_ushort_test_some(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short cmp_value) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 0, ivars, nelems, status, indices, cmp, &cmp_value, 0, SHMEMI_DT_USHORT, "shmem_ushort_test_some"); }
 
 int shmem_int_test_all_vector(int *ivars, size_t nelems, const int *status, int cmp, const int *cmp_values) { return (int)shmemi_wait_set(SHMEMI_WAIT_ALL, 0, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_INT, "shmem_int_test_all_vector"); }
 int shmem_long_test_all_vector(long *ivars, size_t nelems, const int *status, int cmp, const long *cmp_values) { return (int)shmemi_wait_set(SHMEMI_WAIT_ALL, 0, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_LONG, "shmem_long_test_all_vector"); }
@@ -162,6 +180,8 @@ int shmem_uint32_test_all_vector(uint32_t *ivars, size_t nelems, const int *stat
 int shmem_uint64_test_all_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, const uint64_t *cmp_values) { return (int)shmemi_wait_set(SHMEMI_WAIT_ALL, 0, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_UINT64, "shmem_uint64_test_all_vector"); }
 int shmem_size_test_all_vector(size_t *ivars, size_t nelems, const int *status, int cmp, const size_t *cmp_values) { return (int)shmemi_wait_set(SHMEMI_WAIT_ALL, 0, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_SIZE, "shmem_size_test_all_vector"); }
 int shmem_ptrdiff_test_all_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, const ptrdiff_t *cmp_values) { return (int)shmemi_wait_set(SHMEMI_WAIT_ALL, 0, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_PTRDIFF, "shmem_ptrdiff_test_all_vector"); }
+int shmem_short_test_all_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values) { return (int)shmemi_wait_set(SHMEMI_WAIT_ALL, 0, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_SHORT, "shmem_short_test_all_vector"); }
+int shmem_ushort_test_all_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values) { return (int)shmemi_wait_set(SHMEMI_WAIT_ALL, 0, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_USHORT, "shmem_ushort_test_all_vector"); }
 
 size_t shmem_int_test_any_vector(int *ivars, size_t nelems, const int *status, int cmp, const int *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 0, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_INT, "shmem_int_test_any_vector"); }
 size_t shmem_long_test_any_vector(long *ivars, size_t nelems, const int *status, int cmp, const long *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 0, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_LONG, "shmem_long_test_any_vector"); }
@@ -175,6 +195,8 @@ size_t shmem_uint32_test_any_vector(uint32_t *ivars, size_t nelems, const int *s
 size_t shmem_uint64_test_any_vector(uint64_t *ivars, size_t nelems, const int *status, int cmp, const uint64_t *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 0, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_UINT64, "shmem_uint64_test_any_vector"); }
 size_t shmem_size_test_any_vector(size_t *ivars, size_t nelems, const int *status, int cmp, const size_t *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 0, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_SIZE, "shmem_size_test_any_vector"); }
 size_t shmem_ptrdiff_test_any_vector(ptrdiff_t *ivars, size_t nelems, const int *status, int cmp, const ptrdiff_t *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 0, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_PTRDIFF, "shmem_ptrdiff_test_any_vector"); }
+size_t shmem_short_test_any_vector(short *ivars, size_t nelems, const int *status, int cmp, const short *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 0, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_SHORT, "shmem_short_test_any_vector"); }
+size_t shmem_ushort_test_any_vector(unsigned short *ivars, size_t nelems, const int *status, int cmp, const unsigned short *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_ANY, 0, ivars, nelems, status, NULL, cmp, cmp_values, 1, SHMEMI_DT_USHORT, "shmem_ushort_test_any_vector"); }
 
 size_t shmem_int_test_some_vector(int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const int *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 0, ivars, nelems, status, indices, cmp, cmp_values, 1, SHMEMI_DT_INT, "shmem_int_test_some_vector"); }
 size_t shmem_long_test_some_vector(long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const long *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 0, ivars, nelems, status, indices, cmp, cmp_values, 1, SHMEMI_DT_LONG, "shmem_long_test_some_vector"); }
@@ -188,6 +210,8 @@ size_t shmem_uint32_test_some_vector(uint32_t *ivars, size_t nelems, size_t *ind
 size_t shmem_uint64_test_some_vector(uint64_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const uint64_t *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 0, ivars, nelems, status, indices, cmp, cmp_values, 1, SHMEMI_DT_UINT64, "shmem_uint64_test_some_vector"); }
 size_t shmem_size_test_some_vector(size_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const size_t *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 0, ivars, nelems, status, indices, cmp, cmp_values, 1, SHMEMI_DT_SIZE, "shmem_size_test_some_vector"); }
 size_t shmem_ptrdiff_test_some_vector(ptrdiff_t *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const ptrdiff_t *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 0, ivars, nelems, status, indices, cmp, cmp_values, 1, SHMEMI_DT_PTRDIFF, "shmem_ptrdiff_test_some_vector"); }
+size_t shmem_short_test_some_vector(short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const short *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 0, ivars, nelems, status, indices, cmp, cmp_values, 1, SHMEMI_DT_SHORT, "shmem_short_test_some_vector"); }
+size_t shmem_ushort_test_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned short *cmp_values) { return shmemi_wait_set(SHMEMI_WAIT_SOME, 0, ivars, nelems, status, indices, cmp, cmp_values, 1, SHMEMI_DT_USHORT, "shmem_ushort_test_some_vector"); }
 
 void shmem_short_wait(short *ivar, short cmp_value) { shmemi_wait_until(ivar, SHMEM_CMP_NE, &cmp_value, SHMEMI_DT_SHORT, "shmem_short_wait"); }
 void shmem_int_wait(int *ivar, int cmp_value) { shmemi_wait_until(ivar, SHMEM_CMP_NE, &cmp_value, SHMEMI_DT_INT, "shmem_int_wait"); }
@@ -226,6 +250,8 @@ SHMEMI_PROFILE_ALIAS(shmem_uint32_wait_until_all)
 SHMEMI_PROFILE_ALIAS(shmem_uint64_wait_until_all)
 SHMEMI_PROFILE_ALIAS(shmem_size_wait_until_all)
 SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_wait_until_all)
+SHMEMI_PROFILE_ALIAS(shmem_short_wait_until_all)
+SHMEMI_PROFILE_ALIAS(shmem_ushort_wait_until_all)
 SHMEMI_PROFILE_ALIAS(shmem_int_wait_until_any)
 SHMEMI_PROFILE_ALIAS(shmem_long_wait_until_any)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_wait_until_any)
@@ -238,6 +264,8 @@ SHMEMI_PROFILE_ALIAS(shmem_uint32_wait_until_any)
 SHMEMI_PROFILE_ALIAS(shmem_uint64_wait_until_any)
 SHMEMI_PROFILE_ALIAS(shmem_size_wait_until_any)
 SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_wait_until_any)
+SHMEMI_PROFILE_ALIAS(shmem_short_wait_until_any)
+SHMEMI_PROFILE_ALIAS(shmem_ushort_wait_until_any)
 SHMEMI_PROFILE_ALIAS(shmem_int_wait_until_some)
 SHMEMI_PROFILE_ALIAS(shmem_long_wait_until_some)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_wait_until_some)
@@ -250,6 +278,8 @@ SHMEMI_PROFILE_ALIAS(shmem_uint32_wait_until_some)
 SHMEMI_PROFILE_ALIAS(shmem_uint64_wait_until_some)
 SHMEMI_PROFILE_ALIAS(shmem_size_wait_until_some)
 SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_wait_until_some)
+SHMEMI_PROFILE_ALIAS(shmem_short_wait_until_some)
+SHMEMI_PROFILE_ALIAS(shmem_ushort_wait_until_some)
 SHMEMI_PROFILE_ALIAS(shmem_int_wait_until_all_vector)
 SHMEMI_PROFILE_ALIAS(shmem_long_wait_until_all_vector)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_wait_until_all_vector)
@@ -262,6 +292,8 @@ SHMEMI_PROFILE_ALIAS(shmem_uint32_wait_until_all_vector)
 SHMEMI_PROFILE_ALIAS(shmem_uint64_wait_until_all_vector)
 SHMEMI_PROFILE_ALIAS(shmem_size_wait_until_all_vector)
 SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_wait_until_all_vector)
+SHMEMI_PROFILE_ALIAS(shmem_short_wait_until_all_vector)
+SHMEMI_PROFILE_ALIAS(shmem_ushort_wait_until_all_vector)
 SHMEMI_PROFILE_ALIAS(shmem_int_wait_until_any_vector)
 SHMEMI_PROFILE_ALIAS(shmem_long_wait_until_any_vector)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_wait_until_any_vector)
@@ -274,6 +306,8 @@ SHMEMI_PROFILE_ALIAS(shmem_uint32_wait_until_any_vector)
 SHMEMI_PROFILE_ALIAS(shmem_uint64_wait_until_any_vector)
 SHMEMI_PROFILE_ALIAS(shmem_size_wait_until_any_vector)
 SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_wait_until_any_vector)
+SHMEMI_PROFILE_ALIAS(shmem_short_wait_until_any_vector)
+SHMEMI_PROFILE_ALIAS(shmem_ushort_wait_until_any_vector)
 SHMEMI_PROFILE_ALIAS(shmem_int_wait_until_some_vector)
 SHMEMI_PROFILE_ALIAS(shmem_long_wait_until_some_vector)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_wait_until_some_vector)
@@ -286,6 +320,8 @@ SHMEMI_PROFILE_ALIAS(shmem_uint32_wait_until_some_vector)
 SHMEMI_PROFILE_ALIAS(shmem_uint64_wait_until_some_vector)
 SHMEMI_PROFILE_ALIAS(shmem_size_wait_until_some_vector)
 SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_wait_until_some_vector)
+SHMEMI_PROFILE_ALIAS(shmem_short_wait_until_some_vector)
+SHMEMI_PROFILE_ALIAS(shmem_ushort_wait_until_some_vector)
 SHMEMI_PROFILE_ALIAS(shmem_int_test)
 SHMEMI_PROFILE_ALIAS(shmem_long_test)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_test)
@@ -312,6 +348,8 @@ SHMEMI_PROFILE_ALIAS(shmem_uint32_test_all)
 SHMEMI_PROFILE_ALIAS(shmem_uint64_test_all)
 SHMEMI_PROFILE_ALIAS(shmem_size_test_all)
 SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_test_all)
+SHMEMI_PROFILE_ALIAS(shmem_short_test_all)
+SHMEMI_PROFILE_ALIAS(shmem_ushort_test_all)
 SHMEMI_PROFILE_ALIAS(shmem_int_test_any)
 SHMEMI_PROFILE_ALIAS(shmem_long_test_any)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_test_any)
@@ -324,6 +362,8 @@ SHMEMI_PROFILE_ALIAS(shmem_uint32_test_any)
 SHMEMI_PROFILE_ALIAS(shmem_uint64_test_any)
 SHMEMI_PROFILE_ALIAS(shmem_size_test_any)
 SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_test_any)
+SHMEMI_PROFILE_ALIAS(shmem_short_test_any)
+SHMEMI_PROFILE_ALIAS(shmem_ushort_test_any)
 SHMEMI_PROFILE_ALIAS(shmem_int_test_some)
 SHMEMI_PROFILE_ALIAS(shmem_long_test_some)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_test_some)
@@ -336,6 +376,8 @@ SHMEMI_PROFILE_ALIAS(shmem_uint32_test_some)
 SHMEMI_PROFILE_ALIAS(shmem_uint64_test_some)
 SHMEMI_PROFILE_ALIAS(shmem_size_test_some)
 SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_test_some)
+SHMEMI_PROFILE_ALIAS(shmem_short_test_some)
+SHMEMI_PROFILE_ALIAS(shmem_ushort_test_some)
 SHMEMI_PROFILE_ALIAS(shmem_int_test_all_vector)
 SHMEMI_PROFILE_ALIAS(shmem_long_test_all_vector)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_test_all_vector)
@@ -348,6 +390,8 @@ SHMEMI_PROFILE_ALIAS(shmem_uint32_test_all_vector)
 SHMEMI_PROFILE_ALIAS(shmem_uint64_test_all_vector)
 SHMEMI_PROFILE_ALIAS(shmem_size_test_all_vector)
 SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_test_all_vector)
+SHMEMI_PROFILE_ALIAS(shmem_short_test_all_vector)
+SHMEMI_PROFILE_ALIAS(shmem_ushort_test_all_vector)
 SHMEMI_PROFILE_ALIAS(shmem_int_test_any_vector)
 SHMEMI_PROFILE_ALIAS(shmem_long_test_any_vector)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_test_any_vector)
@@ -360,6 +404,8 @@ SHMEMI_PROFILE_ALIAS(shmem_uint32_test_any_vector)
 SHMEMI_PROFILE_ALIAS(shmem_uint64_test_any_vector)
 SHMEMI_PROFILE_ALIAS(shmem_size_test_any_vector)
 SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_test_any_vector)
+SHMEMI_PROFILE_ALIAS(shmem_short_test_any_vector)
+SHMEMI_PROFILE_ALIAS(shmem_ushort_test_any_vector)
 SHMEMI_PROFILE_ALIAS(shmem_int_test_some_vector)
 SHMEMI_PROFILE_ALIAS(shmem_long_test_some_vector)
 SHMEMI_PROFILE_ALIAS(shmem_longlong_test_some_vector)
@@ -372,6 +418,8 @@ SHMEMI_PROFILE_ALIAS(shmem_uint32_test_some_vector)
 SHMEMI_PROFILE_ALIAS(shmem_uint64_test_some_vector)
 SHMEMI_PROFILE_ALIAS(shmem_size_test_some_vector)
 SHMEMI_PROFILE_ALIAS(shmem_ptrdiff_test_some_vector)
+SHMEMI_PROFILE_ALIAS(shmem_short_test_some_vector)
+SHMEMI_PROFILE_ALIAS(shmem_ushort_test_some_vector)
 SHMEMI_PROFILE_ALIAS(shmem_short_wait)
 SHMEMI_PROFILE_ALIAS(shmem_int_wait)
 SHMEMI_PROFILE_ALIAS(shmem_long_wait)
