@@ -88,6 +88,21 @@ static void strided_case(int start, int stride, int size) {
         CHECK(shmem_team_get_config(t, SHMEM_TEAM_NUM_CONTEXTS, &cfg) == 0, "%s: get_config failed", what);
         CHECK(cfg.num_contexts == 0, "%s: default num_contexts %d want 0", what, cfg.num_contexts);
         exercise(t, idx, size, what);
+        /* children of this team (a split of a split): reversed (1.6), and every other PE */
+        shmem_team_t r = SHMEM_TEAM_INVALID, h = SHMEM_TEAM_WORLD;
+        REQUIRE(shmem_team_split_strided(t, size - 1, -1, size, NULL, 0, &r) == 0, "%s: reversed child", what);
+        check_numbering(r, size - 1 - idx, size, start + stride * (size - 1), -stride, "reversed child");
+        team_check_coll(r, size - 1 - idx, size, start + stride * (size - 1), -stride, 800, 4);
+        REQUIRE(shmem_team_split_strided(r, 0, 2, (size + 1) / 2, NULL, 0, &h) == 0, "%s: split of the child", what);
+        int hidx = (size - 1 - idx) % 2 ? -1 : (size - 1 - idx) / 2;
+        if (hidx >= 0) {
+            check_numbering(h, hidx, (size + 1) / 2, start + stride * (size - 1), -2 * stride, "grandchild");
+            team_check_coll(h, hidx, (size + 1) / 2, start + stride * (size - 1), -2 * stride, 801, 4);
+        } else {
+            CHECK(h == SHMEM_TEAM_INVALID, "%s: grandchild handle on a non-member", what);
+        }
+        shmem_team_destroy(h);
+        shmem_team_destroy(r);
     } else {
         CHECK(t == SHMEM_TEAM_INVALID, "%s: PE outside the triplet did not get SHMEM_TEAM_INVALID", what);
         CHECK(shmem_team_my_pe(t) == -1 && shmem_team_n_pes(t) == -1, "%s: my_pe/n_pes of the INVALID handle", what);
@@ -191,6 +206,22 @@ static void predefined(void) {
     }
     CHECK(shmem_team_sync(SHMEM_TEAM_WORLD) == 0, "team_sync(WORLD)");
     CHECK(shmem_team_sync(SHMEM_TEAM_SHARED) == 0, "team_sync(SHARED)");
+    /* SHMEM_TEAM_SHARED as a parent: its second half */
+    shmem_team_t sh = SHMEM_TEAM_WORLD;
+    int hs = sn / 2;
+    REQUIRE(shmem_team_split_strided(SHMEM_TEAM_SHARED, hs, 1, sn - hs, NULL, 0, &sh) == 0, "split of SHARED");
+    if (sme >= hs) {
+        REQUIRE(sh != SHMEM_TEAM_INVALID, "split of SHARED: member got SHMEM_TEAM_INVALID");
+        CHECK(shmem_team_my_pe(sh) == sme - hs && shmem_team_n_pes(sh) == sn - hs, "split of SHARED: numbering");
+        for (int j = 0; j < sn - hs; j++)
+            CHECK(shmem_team_translate_pe(sh, j, SHMEM_TEAM_WORLD) ==
+                      shmem_team_translate_pe(SHMEM_TEAM_SHARED, hs + j, SHMEM_TEAM_WORLD),
+                  "split of SHARED: team PE %d in the world", j);
+        CHECK(shmem_team_sync(sh) == 0, "team_sync(split of SHARED)");
+    } else {
+        CHECK(sh == SHMEM_TEAM_INVALID, "split of SHARED: non-member got a team");
+    }
+    shmem_team_destroy(sh);
     /* collectives on SHMEM_TEAM_SHARED */
     long *cb = cbufs + 24 * (NCBUF - 1);
     cb[0] = me;
