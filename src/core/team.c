@@ -6,6 +6,7 @@
  * owner of the slot left there. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "coll/coll.h"
 #include "state.h"
@@ -14,7 +15,11 @@ struct gshmem_team gshmem_team_world;
 struct gshmem_team gshmem_team_shared;
 struct gshmem_ctx gshmem_ctx_default;
 
+/* This PE's slots: free, used by a team, or reserved by a team creation in progress (another thread may be
+ * creating a team from a different parent at the same time) */
+enum { SLOT_FREE, SLOT_USED, SLOT_RESERVED };
 static unsigned char slot_used[SHMEMI_MAX_TEAMS];
+static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void team_set(struct gshmem_team *t, int start, int stride, int size, int my_pe, int slot, uint64_t base) {
@@ -26,7 +31,9 @@ static void team_set(struct gshmem_team *t, int start, int stride, int size, int
     t->epoch = base;
     t->base = base;
     t->nctx = 0;
-    slot_used[slot] = 1;
+    pthread_mutex_lock(&slot_lock);
+    slot_used[slot] = SLOT_USED;
+    pthread_mutex_unlock(&slot_lock);
 }
 
 void shmemi_teams_init(void) {
@@ -62,7 +69,7 @@ int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config
     if (!team)
         return -1;
     check_team(team, "shmem_team_get_config");
-    if (!config)
+    if (!config && config_mask)
         shmemi_err_null("shmem_team_get_config", "config");
     if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
         config->num_contexts = team->config.num_contexts;
@@ -92,25 +99,60 @@ void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe) {
 }
 
 /* Picks `k` slots free on every member of `parent` (collective over parent); returns 0 and fills slots[] and
- * bases[] (the epoch each new team starts from), or -1 on every member if fewer than k are free. */
+ * bases[] (the epoch each new team starts from), or -1 on every member if fewer than k are free. Each member offers
+ * its free slots, reserved for the duration, so a creation running concurrently in another thread of this PE (from
+ * another parent) cannot pick the same one; if reservations made a creation come up short, every member of the
+ * parent sees it in the reduced result, and they all release and retry after a random pause. */
 static int pick_slots(struct gshmem_team *parent, int k, int *slots, uint64_t *bases, const char *fn) {
-    uint64_t v[SHMEMI_MAX_TEAMS], r[SHMEMI_MAX_TEAMS];
+    enum { CONTENDED = SHMEMI_MAX_TEAMS };
+    uint64_t v[SHMEMI_MAX_TEAMS + 1], r[SHMEMI_MAX_TEAMS + 1];
     struct shmemi_ctl *mine = shmemi_rt.ctl[shmemi_rt.my_pe];
-    for (int s = 0; s < SHMEMI_MAX_TEAMS; s++)
-        v[s] = slot_used[s] ? UINT64_MAX : __atomic_load_n(&mine->coll[s].ready, __ATOMIC_RELAXED);
-    shmemi_team_reduce_private(parent, SHMEMI_OP_MAX, SHMEMI_DT_UINT64, r, v, SHMEMI_MAX_TEAMS, fn);
-    int got = 0;
-    for (int s = 0; s < SHMEMI_MAX_TEAMS && got < k; s++)
-        if (r[s] != UINT64_MAX) {
-            slots[got] = s;
-            bases[got++] = r[s];
+    unsigned seed = (unsigned)shmemi_rt.my_pe * 2654435761u ^ (unsigned)(uintptr_t)&v;
+    for (int attempt = 0;; attempt++) {
+        unsigned char offered[SHMEMI_MAX_TEAMS] = {0};
+        pthread_mutex_lock(&slot_lock);
+        v[CONTENDED] = 0;
+        for (int s = 0; s < SHMEMI_MAX_TEAMS; s++) {
+            v[s] = UINT64_MAX;
+            if (slot_used[s] == SLOT_FREE) {
+                v[s] = __atomic_load_n(&mine->coll[s].ready, __ATOMIC_RELAXED);
+                slot_used[s] = SLOT_RESERVED;
+                offered[s] = 1;
+            } else if (slot_used[s] == SLOT_RESERVED) {
+                v[CONTENDED] = 1;
+            }
         }
-    if (got < k) {
-        if (parent->my_pe == 0)
-            shmemi_debug("%s: no free team slot (at most %d teams may exist at once)", fn, SHMEMI_MAX_TEAMS);
-        return -1;
+        pthread_mutex_unlock(&slot_lock);
+        shmemi_team_reduce_private(parent, SHMEMI_OP_MAX, SHMEMI_DT_UINT64, r, v, SHMEMI_MAX_TEAMS + 1, fn);
+        int got = 0;
+        for (int s = 0; s < SHMEMI_MAX_TEAMS && got < k; s++)
+            if (r[s] != UINT64_MAX) { /* free on every member, so offered by this one */
+                slots[got] = s;
+                bases[got++] = r[s];
+                offered[s] = 0; /* stays reserved: team_new marks it used, or the caller releases it */
+            }
+        pthread_mutex_lock(&slot_lock);
+        for (int s = 0; s < SHMEMI_MAX_TEAMS; s++)
+            if (offered[s] || (got < k && r[s] != UINT64_MAX))
+                slot_used[s] = SLOT_FREE;
+        pthread_mutex_unlock(&slot_lock);
+        if (got == k)
+            return 0;
+        if (!r[CONTENDED]) {
+            if (parent->my_pe == 0)
+                shmemi_debug("%s: no free team slot (at most %d teams may exist at once)", fn, SHMEMI_MAX_TEAMS);
+            return -1;
+        }
+        struct timespec ts = {0, (long)(rand_r(&seed) % (50000u << (attempt < 6 ? attempt : 6)))};
+        nanosleep(&ts, NULL);
     }
-    return 0;
+}
+
+static void release_slot(int slot) {
+    pthread_mutex_lock(&slot_lock);
+    if (slot_used[slot] == SLOT_RESERVED)
+        slot_used[slot] = SLOT_FREE;
+    pthread_mutex_unlock(&slot_lock);
 }
 
 static struct gshmem_team *team_new(const struct gshmem_team *parent, int start, int stride, int size, int my_pe,
@@ -154,6 +196,8 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
         idx = d / stride;
     if (idx >= 0)
         *new_team = team_new(parent, start, stride == 0 ? 1 : stride, size, idx, slot, base, config, config_mask);
+    else
+        release_slot(slot);
     return 0;
 }
 
@@ -219,7 +263,9 @@ void shmem_team_destroy(shmem_team_t team) {
             ctx_unlink(&c->ctx);
     }
     pthread_mutex_unlock(&ctx_lock);
-    slot_used[team->slot] = 0;
+    pthread_mutex_lock(&slot_lock);
+    slot_used[team->slot] = SLOT_FREE;
+    pthread_mutex_unlock(&slot_lock);
     team->size = 0;
     free(team);
 }
