@@ -110,8 +110,9 @@ template <class T> void coll(const fc_team *t, const char *tn) {
 
 template <class T> void bitwise(const fc_team *t, const char *tn) {
     T *src = sym<T>(N), *dst = sym<T>(N), *dx = sym<T>(N);
+    int p = t->idx < 0 ? 0 : t->idx; /* PEs outside the team fill a source nobody reads */
     for (int i = 0; i < N; i++)
-        src[i] = static_cast<T>(static_cast<T>(1) << ((t->idx + i) % 8) | static_cast<T>(0x40));
+        src[i] = static_cast<T>(static_cast<T>(1) << ((p + i) % 8) | static_cast<T>(0x40));
     shmem_barrier_all();
     if (t->idx >= 0) {
         CHECK(shmem_or_reduce(t->team, dst, src, N) == 0, "shmem_or_reduce(%s)", tn);
