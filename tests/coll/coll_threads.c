@@ -10,7 +10,7 @@
 
 #define NT 3
 #define ROUNDS 100
-#define SPLITS 100
+#define SPLITS 25
 #define NE 6
 
 typedef struct {
