@@ -110,10 +110,15 @@ static int pick_slots(struct gshmem_team *parent, int k, int *slots, uint64_t *b
     unsigned seed = (unsigned)shmemi_rt.my_pe * 2654435761u ^ (unsigned)(uintptr_t)&v;
     for (int attempt = 0;; attempt++) {
         unsigned char offered[SHMEMI_MAX_TEAMS] = {0};
+        /* First offer only the parent's window of 8 slots: creations from different parents running at once in
+         * threads of one PE then rarely contend. Later attempts offer every slot. */
+        int lo = attempt ? 0 : (parent->slot % (SHMEMI_MAX_TEAMS / 8)) * 8, hi = attempt ? SHMEMI_MAX_TEAMS : lo + 8;
         pthread_mutex_lock(&slot_lock);
         v[CONTENDED] = 0;
         for (int s = 0; s < SHMEMI_MAX_TEAMS; s++) {
             v[s] = UINT64_MAX;
+            if (s < lo || s >= hi)
+                continue;
             if (slot_used[s] == SLOT_FREE) {
                 v[s] = __atomic_load_n(&mine->coll[s].ready, __ATOMIC_RELAXED);
                 slot_used[s] = SLOT_RESERVED;
@@ -138,12 +143,14 @@ static int pick_slots(struct gshmem_team *parent, int k, int *slots, uint64_t *b
         pthread_mutex_unlock(&slot_lock);
         if (got == k)
             return 0;
+        if (attempt == 0)
+            continue;
         if (!r[CONTENDED]) {
             if (parent->my_pe == 0)
                 shmemi_debug("%s: no free team slot (at most %d teams may exist at once)", fn, SHMEMI_MAX_TEAMS);
             return -1;
         }
-        struct timespec ts = {0, (long)(rand_r(&seed) % (50000u << (attempt < 6 ? attempt : 6)))};
+        struct timespec ts = {0, (long)(rand_r(&seed) % (50000u << (attempt < 7 ? attempt : 7)))};
         nanosleep(&ts, NULL);
     }
 }
