@@ -7,7 +7,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 P=$tmp/prefix
-for f in bin/oshcc bin/oshc++ bin/oshrun bin/shmem_info include/shmem.h include/shmemx.h include/mpp/shmem.h \
+for f in bin/oshcc bin/oshc++ bin/oshrun bin/shmem_info include/shmem.h include/shmemx.h include/mpp/shmem.h include/pshmem.h \
          lib/pkgconfig/gshmem.pc lib/cmake/gshmem/gshmemConfig.cmake; do
   [ -e "$P/$f" ] || { echo "missing $f in the install"; exit 1; }
 done
@@ -35,9 +35,11 @@ cat > "$tmp/cxx.cpp" <<'C'
 #include <cstdio>
 int main() {
     shmem_init();
-    int *v = static_cast<int *>(shmem_malloc(sizeof(int)));
-    shmem_int_p(v, shmem_my_pe(), 0);
+    int *v = static_cast<int *>(shmem_malloc(2 * sizeof(int)));
+    shmem_p(v, shmem_my_pe(), 0);                        // C++ overload
     shmem_barrier_all();
+    shmem_sum_reduce(SHMEM_TEAM_WORLD, v + 1, v, 1);     // team reduction through the overload set
+    shmem_sync(SHMEM_TEAM_WORLD);
     shmem_free(v);
     shmem_finalize();
     return 0;
