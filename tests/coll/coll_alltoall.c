@@ -50,7 +50,7 @@ static inline int a2a_val(int wfrom, int to, size_t e, int salt) { return fc_val
             }                                                                                                          \
         }                                                                                                              \
     }
-FC_RMA_TYPES(DEF_A2A)
+GT_RMA_TYPES(DEF_A2A)
 
 static void a2a_mem(const fc_team *t, size_t n, ptrdiff_t dst_s, ptrdiff_t sst_s, int salt) {
     unsigned char *s = (unsigned char *)src, *d = (unsigned char *)dst;
@@ -85,14 +85,9 @@ static void a2a_mem(const fc_team *t, size_t n, ptrdiff_t dst_s, ptrdiff_t sst_s
 }
 
 int main(void) {
-    shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    REQUIRE(npes <= FC_MAXPE, "too many PEs");
-    src = shmem_malloc(MAXE * 16);
-    dst = shmem_malloc(MAXE * 16);
-    REQUIRE(src && dst, "shmem_malloc");
-    fc_make_teams(teams);
+    fc_begin(teams);
+    src = fc_malloc(MAXE * 16);
+    dst = fc_malloc(MAXE * 16);
 
     static const ptrdiff_t strides[][2] = {{1, 1}, {2, 1}, {1, 3}, {3, 2}, {4, 4}};
     int salt = 0;
@@ -101,12 +96,12 @@ int main(void) {
         static const size_t ns[] = {0, 1, 3};
         for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
 #define RUN_A2A(TN, T) a2a_##TN(t, ns[k], 1, 1, 2 * salt++);
-            FC_RMA_TYPES(RUN_A2A)
+            GT_RMA_TYPES(RUN_A2A)
         }
         for (size_t k = 0; k < sizeof strides / sizeof strides[0]; k++) {
             ptrdiff_t ds = strides[k][0], ss = strides[k][1];
 #define RUN_A2AS(TN, T) a2a_##TN(t, 2, ds, ss, 2 * salt++ + 1);
-            FC_RMA_TYPES(RUN_A2AS)
+            GT_RMA_TYPES(RUN_A2AS)
             a2a_mem(t, 5, ds, ss, salt++);
             a2a_long(t, 64, ds, ss, 2 * salt++ + 1);
             a2a_mem(t, 0, ds, ss, salt++);
@@ -117,8 +112,5 @@ int main(void) {
         a2a_mem(t, 333, 1, 1, salt++);
         a2a_int16(t, 0, 2, 2, 2 * salt++ + 1);
     }
-    fc_destroy_teams(teams);
-    shmem_free(dst);
-    shmem_free(src);
-    return ftest_finish("coll_alltoall");
+    return fc_end("coll_alltoall", teams, src, dst);
 }

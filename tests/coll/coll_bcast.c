@@ -36,7 +36,7 @@ static fc_team teams[FC_NTEAMS];
                   #TN "_broadcast team %s: PE outside the team written", t->name);                                     \
         }                                                                                                              \
     }
-FC_RMA_TYPES(DEF_BCAST)
+GT_RMA_TYPES(DEF_BCAST)
 
 static void bcast_mem(const fc_team *t, size_t n, int root, int salt) {
     unsigned char *s = (unsigned char *)src, *d = (unsigned char *)dst;
@@ -59,14 +59,9 @@ static void bcast_mem(const fc_team *t, size_t n, int root, int salt) {
 }
 
 int main(void) {
-    shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    REQUIRE(npes <= FC_MAXPE, "too many PEs");
-    src = shmem_malloc((MAXN + 2) * 16);
-    dst = shmem_malloc((MAXN + 2) * 16);
-    REQUIRE(src && dst, "shmem_malloc");
-    fc_make_teams(teams);
+    fc_begin(teams);
+    src = fc_malloc((MAXN + 2) * 16);
+    dst = fc_malloc((MAXN + 2) * 16);
 
     static const size_t ns[] = {0, 1, 7, MAXN};
     int salt = 0;
@@ -75,7 +70,7 @@ int main(void) {
         for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
             size_t n = ns[k];
 #define RUN_BCAST(TN, T) bcast_##TN(t, n, salt % t->size, salt), salt++;
-            FC_RMA_TYPES(RUN_BCAST)
+            GT_RMA_TYPES(RUN_BCAST)
             bcast_mem(t, n * 3 + 1, salt % t->size, salt), salt++;
         }
         /* every team PE as root */
@@ -85,8 +80,5 @@ int main(void) {
             bcast_longdouble(t, 3, root, salt++);
         }
     }
-    fc_destroy_teams(teams);
-    shmem_free(dst);
-    shmem_free(src);
-    return ftest_finish("coll_bcast");
+    return fc_end("coll_bcast", teams, src, dst);
 }

@@ -55,7 +55,7 @@ static size_t count(int pattern, int j, int tsize) {
               #TN "_%scollect team %s pattern %d: wrote past the %zu collected elements", full ? "f" : "", t->name,    \
               pattern, total);                                                                                         \
     }
-FC_RMA_TYPES(DEF_COLLECT)
+GT_RMA_TYPES(DEF_COLLECT)
 
 static void collect_mem(const fc_team *t, int pattern, size_t fixed, int salt) {
     unsigned char *s = (unsigned char *)src, *d = (unsigned char *)dst;
@@ -89,14 +89,9 @@ static void collect_mem(const fc_team *t, int pattern, size_t fixed, int salt) {
 }
 
 int main(void) {
-    shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    REQUIRE(npes <= FC_MAXPE, "too many PEs");
-    src = shmem_malloc((MAXC + 2) * 16);
-    dst = shmem_malloc(((size_t)MAXC * FC_MAXPE + 2) * 16);
-    REQUIRE(src && dst, "shmem_malloc");
-    fc_make_teams(teams);
+    fc_begin(teams);
+    src = fc_malloc((MAXC + 2) * 16);
+    dst = fc_malloc(((size_t)MAXC * FC_MAXPE + 2) * 16);
 
     int salt = 0;
     for (int ti = 0; ti < FC_NTEAMS; ti++) {
@@ -105,7 +100,7 @@ int main(void) {
     collect_##TN(t, 1, 0, salt++);                                                                                     \
     collect_##TN(t, 3, 0, salt++);                                                                                     \
     collect_##TN(t, -1, 5, salt++);
-        FC_RMA_TYPES(RUN_COLLECT)
+        GT_RMA_TYPES(RUN_COLLECT)
         for (int p = 0; p < NPATTERNS; p++) {
             collect_long(t, p, 0, salt++);
             collect_mem(t, p, 0, salt++);
@@ -118,8 +113,5 @@ int main(void) {
             collect_double(t, -1, fixed[k], salt++);
         }
     }
-    fc_destroy_teams(teams);
-    shmem_free(dst);
-    shmem_free(src);
-    return ftest_finish("coll_collect");
+    return fc_end("coll_collect", teams, src, dst);
 }

@@ -72,77 +72,21 @@ static fc_team teams[FC_NTEAMS];
               #TN "_" #OP "_reduce team %s n %zu: wrote past nreduce", t->name, n);                                    \
     }
 
-/* (TYPENAME, TYPE, signed, real); char may be either signedness, so it gets non-negative values */
-#define BIT_TYPES(X, OP)                                                                                               \
-    X(uchar, unsigned char, OP, bit, 0, 0)                                                                             \
-    X(ushort, unsigned short, OP, bit, 0, 0)                                                                           \
-    X(uint, unsigned int, OP, bit, 0, 0)                                                                               \
-    X(ulong, unsigned long, OP, bit, 0, 0)                                                                             \
-    X(ulonglong, unsigned long long, OP, bit, 0, 0)                                                                    \
-    X(int8, int8_t, OP, bit, 1, 0)                                                                                     \
-    X(int16, int16_t, OP, bit, 1, 0)                                                                                   \
-    X(int32, int32_t, OP, bit, 1, 0)                                                                                   \
-    X(int64, int64_t, OP, bit, 1, 0)                                                                                   \
-    X(uint8, uint8_t, OP, bit, 0, 0)                                                                                   \
-    X(uint16, uint16_t, OP, bit, 0, 0)                                                                                 \
-    X(uint32, uint32_t, OP, bit, 0, 0)                                                                                 \
-    X(uint64, uint64_t, OP, bit, 0, 0)                                                                                 \
-    X(size, size_t, OP, bit, 0, 0)
-#define NUM_TYPES(X, OP, CLASS)                                                                                        \
-    X(char, char, OP, CLASS, 0, 0)                                                                                     \
-    X(schar, signed char, OP, CLASS, 1, 0)                                                                             \
-    X(short, short, OP, CLASS, 1, 0)                                                                                   \
-    X(int, int, OP, CLASS, 1, 0)                                                                                       \
-    X(long, long, OP, CLASS, 1, 0)                                                                                     \
-    X(longlong, long long, OP, CLASS, 1, 0)                                                                            \
-    X(ptrdiff, ptrdiff_t, OP, CLASS, 1, 0)                                                                             \
-    X(uchar, unsigned char, OP, CLASS, 0, 0)                                                                           \
-    X(ushort, unsigned short, OP, CLASS, 0, 0)                                                                         \
-    X(uint, unsigned int, OP, CLASS, 0, 0)                                                                             \
-    X(ulong, unsigned long, OP, CLASS, 0, 0)                                                                           \
-    X(ulonglong, unsigned long long, OP, CLASS, 0, 0)                                                                  \
-    X(int8, int8_t, OP, CLASS, 1, 0)                                                                                   \
-    X(int16, int16_t, OP, CLASS, 1, 0)                                                                                 \
-    X(int32, int32_t, OP, CLASS, 1, 0)                                                                                 \
-    X(int64, int64_t, OP, CLASS, 1, 0)                                                                                 \
-    X(uint8, uint8_t, OP, CLASS, 0, 0)                                                                                 \
-    X(uint16, uint16_t, OP, CLASS, 0, 0)                                                                               \
-    X(uint32, uint32_t, OP, CLASS, 0, 0)                                                                               \
-    X(uint64, uint64_t, OP, CLASS, 0, 0)                                                                               \
-    X(size, size_t, OP, CLASS, 0, 0)                                                                                   \
-    X(float, float, OP, CLASS, 1, 1)                                                                                   \
-    X(double, double, OP, CLASS, 1, 1)                                                                                 \
-    X(longdouble, long double, OP, CLASS, 1, 1)
+/* X(TYPENAME, TYPE, OP, CLASS, signed, real) */
+#define BIT_TYPES(X, OP) GT_BITWISE_TYPES(X, OP, bit)
+#define NUM_TYPES(X, OP, CLASS) GT_NUMERIC_TYPES(X, OP, CLASS)
 
-#define DEF_RED_X(TN, T, OP, CLASS, SGN, FP) DEF_RED(TN, T, OP, CLASS, SGN, FP)
-BIT_TYPES(DEF_RED_X, and)
-BIT_TYPES(DEF_RED_X, or)
-BIT_TYPES(DEF_RED_X, xor)
-NUM_TYPES(DEF_RED_X, max, max)
-NUM_TYPES(DEF_RED_X, min, min)
-NUM_TYPES(DEF_RED_X, sum, sum)
-NUM_TYPES(DEF_RED_X, prod, prod)
-DEF_CRED(complexf, float _Complex, sum)
-DEF_CRED(complexf, float _Complex, prod)
-DEF_CRED(complexd, double _Complex, sum)
-DEF_CRED(complexd, double _Complex, prod)
+FC_RED_ROUTINES(BIT_TYPES, NUM_TYPES, DEF_RED, DEF_CRED)
 
 typedef void (*red_fn)(const fc_team *, size_t, int);
 #define FN_X(TN, T, OP, CLASS, SGN, FP) red_##TN##_##OP,
-static const red_fn all_fns[] = {BIT_TYPES(FN_X, and) BIT_TYPES(FN_X, or) BIT_TYPES(FN_X, xor) NUM_TYPES(FN_X, max, max)
-                                     NUM_TYPES(FN_X, min, min) NUM_TYPES(FN_X, sum, sum) NUM_TYPES(FN_X, prod, prod)
-                                         red_complexf_sum,
-                                 red_complexf_prod, red_complexd_sum, red_complexd_prod};
+#define CFN_X(TN, T, OP) red_##TN##_##OP,
+static const red_fn all_fns[] = {FC_RED_ROUTINES(BIT_TYPES, NUM_TYPES, FN_X, CFN_X)};
 
 int main(void) {
-    shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    REQUIRE(npes <= FC_MAXPE, "too many PEs");
-    bsrc = shmem_malloc((BIG + 2) * 16);
-    bdst = shmem_malloc((BIG + 2) * 16);
-    REQUIRE(bsrc && bdst, "shmem_malloc");
-    fc_make_teams(teams);
+    fc_begin(teams);
+    bsrc = fc_malloc((BIG + 2) * 16);
+    bdst = fc_malloc((BIG + 2) * 16);
 
     for (int ti = 0; ti < FC_NTEAMS; ti++) {
         const fc_team *t = &teams[ti];
@@ -170,8 +114,5 @@ int main(void) {
             red_int16_min(t, BIG - 1, 0);
         }
     }
-    fc_destroy_teams(teams);
-    shmem_free(bdst);
-    shmem_free(bsrc);
-    return ftest_finish("coll_reduce");
+    return fc_end("coll_reduce", teams, bsrc, bdst);
 }

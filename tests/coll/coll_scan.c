@@ -48,44 +48,16 @@ static inline double gen(int w, size_t i, int sgn, int fp) {
               #TN "_sum_%sscan team %s n %zu: wrote past nelems", ex ? "ex" : "in", t->name, n);                       \
     }
 
+/* X(TYPENAME, TYPE, SIGNED, REAL, KIND) */
+#define SCAN_ENTRY_(TN, T, X, KIND, SGN, FP) X(TN, T, SGN, FP, KIND)
 #define SCAN_TYPES(X)                                                                                                  \
-    X(char, char, 0, 0, R)                                                                                             \
-    X(schar, signed char, 1, 0, R)                                                                                     \
-    X(short, short, 1, 0, R)                                                                                           \
-    X(int, int, 1, 0, R)                                                                                               \
-    X(long, long, 1, 0, R)                                                                                             \
-    X(longlong, long long, 1, 0, R)                                                                                    \
-    X(ptrdiff, ptrdiff_t, 1, 0, R)                                                                                     \
-    X(uchar, unsigned char, 0, 0, R)                                                                                   \
-    X(ushort, unsigned short, 0, 0, R)                                                                                 \
-    X(uint, unsigned int, 0, 0, R)                                                                                     \
-    X(ulong, unsigned long, 0, 0, R)                                                                                   \
-    X(ulonglong, unsigned long long, 0, 0, R)                                                                          \
-    X(int8, int8_t, 1, 0, R)                                                                                           \
-    X(int16, int16_t, 1, 0, R)                                                                                         \
-    X(int32, int32_t, 1, 0, R)                                                                                         \
-    X(int64, int64_t, 1, 0, R)                                                                                         \
-    X(uint8, uint8_t, 0, 0, R)                                                                                         \
-    X(uint16, uint16_t, 0, 0, R)                                                                                       \
-    X(uint32, uint32_t, 0, 0, R)                                                                                       \
-    X(uint64, uint64_t, 0, 0, R)                                                                                       \
-    X(size, size_t, 0, 0, R)                                                                                           \
-    X(float, float, 1, 1, R)                                                                                           \
-    X(double, double, 1, 1, R)                                                                                         \
-    X(longdouble, long double, 1, 1, R)                                                                                \
-    X(complexd, double _Complex, 1, 1, C)                                                                              \
-    X(complexf, float _Complex, 1, 1, C)
+    GT_NUMERIC_TYPES(SCAN_ENTRY_, X, R) X(complexd, double _Complex, 1, 1, C) X(complexf, float _Complex, 1, 1, C)
 SCAN_TYPES(DEF_SCAN)
 
 int main(void) {
-    shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    REQUIRE(npes <= FC_MAXPE, "too many PEs");
-    bsrc = shmem_malloc((MAXN + 2) * 16);
-    bdst = shmem_malloc((MAXN + 2) * 16);
-    REQUIRE(bsrc && bdst, "shmem_malloc");
-    fc_make_teams(teams);
+    fc_begin(teams);
+    bsrc = fc_malloc((MAXN + 2) * 16);
+    bdst = fc_malloc((MAXN + 2) * 16);
     for (int ti = 0; ti < FC_NTEAMS; ti++) {
         const fc_team *t = &teams[ti];
         for (int ex = 0; ex < 2; ex++) {
@@ -104,8 +76,5 @@ int main(void) {
             }
         }
     }
-    fc_destroy_teams(teams);
-    shmem_free(bdst);
-    shmem_free(bsrc);
-    return ftest_finish("coll_scan");
+    return fc_end("coll_scan", teams, bsrc, bdst);
 }

@@ -187,14 +187,9 @@ static void back_to_back(void) {
 }
 
 int main(void) {
-    shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    REQUIRE(npes <= FC_MAXPE, "too many PEs");
-    heap_s = shmem_malloc((size_t)npes * MIB + 64);
-    heap_d = shmem_malloc((size_t)npes * MIB + 64);
-    REQUIRE(heap_s && heap_d, "shmem_malloc");
-    fc_make_teams(teams);
+    fc_begin(teams);
+    heap_s = fc_malloc((size_t)npes * MIB + 64);
+    heap_d = fc_malloc((size_t)npes * MIB + 64);
     static const size_t ns[] = {0, 1, 13, 1023, 1024, 1025, 4099, 8191, 8192, 8193, 16384, MIB};
     int salt = 0;
     for (int ti = 0; ti < FC_NTEAMS; ti++)
@@ -211,8 +206,5 @@ int main(void) {
             sizes(&teams[ti], ns[k], salt += 2);
         }
     back_to_back();
-    fc_destroy_teams(teams);
-    shmem_free(heap_d);
-    shmem_free(heap_s);
-    return ftest_finish("coll_sizes");
+    return fc_end("coll_sizes", teams, heap_s, heap_d);
 }

@@ -6,7 +6,7 @@
  * library does not provide SHMEM_THREAD_MULTIPLE. */
 #include "fc.h"
 
-#include <pthread.h>
+#include "../common/thread_run.h"
 
 #define NT 3
 #define ROUNDS 100
@@ -107,15 +107,9 @@ static void *worker(void *arg) {
 }
 
 int main(void) {
-    int provided = -1;
-    if (shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) != 0) {
-        fprintf(stderr, "FAIL: shmem_init_thread failed\n");
-        return 1;
-    }
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    if (provided != SHMEM_THREAD_MULTIPLE)
-        return ftest_skip("SHMEM_THREAD_MULTIPLE not provided");
+    int skip = gt_init_thread_multiple(&me, &npes);
+    if (skip)
+        return skip;
     REQUIRE(npes <= FC_MAXPE, "too many PEs");
     fc_split(&tteam[0], "world dup A", 0, 1, npes);
     fc_split(&tteam[1], "world dup B", 0, 1, npes);
@@ -125,13 +119,7 @@ int main(void) {
         cbuf[th] = shmem_calloc(1, sizeof(tbuf_t));
         REQUIRE(tbuf[th] && cbuf[th], "shmem_calloc");
     }
-    pthread_barrier_init(&tbar, NULL, NT);
-    pthread_t tid[NT];
-    for (int th = 0; th < NT; th++)
-        REQUIRE(pthread_create(&tid[th], NULL, worker, (void *)(long)th) == 0, "pthread_create");
-    for (int th = 0; th < NT; th++)
-        pthread_join(tid[th], NULL);
-    pthread_barrier_destroy(&tbar);
+    gt_run_threads(NT, worker, &tbar);
     shmem_barrier_all();
     for (int th = 0; th < NT; th++) {
         shmem_free(cbuf[th]);

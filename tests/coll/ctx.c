@@ -276,10 +276,7 @@ static void team_ctx_checks(void) {
 }
 
 int main(void) {
-    shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    REQUIRE(npes <= FC_MAXPE, "too many PEs");
+    fc_init();
     right = (me + 1) % npes;
     left = (me + npes - 1) % npes;
     data = shmem_malloc((FC_MAXPE + 2 + NK * FC_MAXPE) * sizeof(long));

@@ -3,7 +3,7 @@
  * neighbour and a shared counter, ctx_quiet, and destroy; every count and every fetched value is exact. */
 #include "fc.h"
 
-#include <pthread.h>
+#include "../common/thread_run.h"
 
 #define NT 4
 #define ITERS 300
@@ -56,15 +56,9 @@ static void *worker(void *arg) {
 }
 
 int main(void) {
-    int provided = -1;
-    if (shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) != 0) {
-        fprintf(stderr, "FAIL: shmem_init_thread failed\n");
-        return 1;
-    }
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    if (provided != SHMEM_THREAD_MULTIPLE)
-        return ftest_skip("SHMEM_THREAD_MULTIPLE not provided");
+    int skip = gt_init_thread_multiple(&me, &npes);
+    if (skip)
+        return skip;
     right = (me + 1) % npes;
     counters = shmem_calloc(NT, sizeof(long));
     total = shmem_calloc(1, sizeof(long));
@@ -73,13 +67,7 @@ int main(void) {
     shmem_team_config_t cfg = {.num_contexts = NT};
     REQUIRE(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, &cfg, SHMEM_TEAM_NUM_CONTEXTS, &dup_world) == 0,
             "split_strided");
-    pthread_barrier_init(&tbar, NULL, NT);
-    pthread_t th[NT];
-    for (int t = 0; t < NT; t++)
-        REQUIRE(pthread_create(&th[t], NULL, worker, (void *)(long)t) == 0, "pthread_create");
-    for (int t = 0; t < NT; t++)
-        pthread_join(th[t], NULL);
-    pthread_barrier_destroy(&tbar);
+    gt_run_threads(NT, worker, &tbar);
     shmem_barrier_all();
     for (int t = 0; t < NT; t++) {
         CHECK(counters[t] == ITERS, "counter of thread %d: %ld want %d", t, counters[t], ITERS);

@@ -142,10 +142,7 @@ template <class T> void bitwise(const fc_team *t, const char *tn) {
 } // namespace
 
 int main() {
-    shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    REQUIRE(npes <= FC_MAXPE, "too many PEs");
+    fc_init();
     shmem_ctx_t ctx = SHMEM_CTX_INVALID;
     REQUIRE(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0, "shmem_ctx_create");
     rma<int>(ctx, "int");

@@ -309,28 +309,14 @@ typedef void (*red_run)(aset, int, int);
     X(long, long, OP, CLASS, 1, 0)                                                                                     \
     X(longlong, long long, OP, CLASS, 1, 0)                                                                            \
     X(float, float, OP, CLASS, 1, 1) X(double, double, OP, CLASS, 1, 1) X(longdouble, long double, OP, CLASS, 1, 1)
-ASET_BIT(DEF_TOALL, and)
-ASET_BIT(DEF_TOALL, or)
-ASET_BIT(DEF_TOALL, xor)
-ASET_NUM(DEF_TOALL, max, max)
-ASET_NUM(DEF_TOALL, min, min)
-ASET_NUM(DEF_TOALL, sum, sum)
-ASET_NUM(DEF_TOALL, prod, prod)
-DEF_CTOALL(complexf, float _Complex, sum)
-DEF_CTOALL(complexf, float _Complex, prod)
-DEF_CTOALL(complexd, double _Complex, sum)
-DEF_CTOALL(complexd, double _Complex, prod)
+FC_RED_ROUTINES(ASET_BIT, ASET_NUM, DEF_TOALL, DEF_CTOALL)
 
 #define PAIR_X(TN, T, OP, CLASS, SGN, FP) {prep_##TN##_##OP, run_##TN##_##OP},
+#define CPAIR_X(TN, T, OP) {prep_##TN##_##OP, run_##TN##_##OP},
 static const struct {
     red_prep prep;
     red_run run;
-} toall_fns[] = {ASET_BIT(PAIR_X, and) ASET_BIT(PAIR_X, or) ASET_BIT(PAIR_X, xor) ASET_NUM(PAIR_X, max, max)
-                     ASET_NUM(PAIR_X, min, min) ASET_NUM(PAIR_X, sum, sum)
-                         ASET_NUM(PAIR_X, prod, prod){prep_complexf_sum, run_complexf_sum},
-                 {prep_complexf_prod, run_complexf_prod},
-                 {prep_complexd_sum, run_complexd_sum},
-                 {prep_complexd_prod, run_complexd_prod}};
+} toall_fns[] = {FC_RED_ROUTINES(ASET_BIT, ASET_NUM, PAIR_X, CPAIR_X)};
 #define NTOALL (sizeof toall_fns / sizeof toall_fns[0])
 
 /* pairs of reductions back to back: both prepared, one barrier, then two calls on different pSync/pWrk/dest */
@@ -404,10 +390,7 @@ static void constants(void) {
 
 int main(void) {
     init_psync(); /* before shmem_init, as old programs do */
-    shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    REQUIRE(npes <= FC_MAXPE, "too many PEs");
+    fc_init();
     constants();
     heap = shmem_calloc(256, sizeof(long));
     for (int k = 0; k < 2; k++) {

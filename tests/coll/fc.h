@@ -3,6 +3,7 @@
 #ifndef FC_H
 #define FC_H
 
+#include "../common/types.h"
 #include "../functional/ftest.h"
 
 #include <stddef.h>
@@ -12,6 +13,14 @@
 #define FC_FILL 0xA5 /* sentinel byte: "nothing was written here" */
 
 static int me, npes;
+
+/* shmem_init, me and npes, and at most FC_MAXPE PEs */
+static inline void fc_init(void) {
+    shmem_init();
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    REQUIRE(npes <= FC_MAXPE, "too many PEs");
+}
 
 /* A team made by shmem_team_split_strided(SHMEM_TEAM_WORLD, start, stride, size): handle (SHMEM_TEAM_INVALID on
  * PEs outside it), triplet, and this PE's index in it (-1 when not a member). */
@@ -81,6 +90,24 @@ static inline void fc_destroy_teams(fc_team t[FC_NTEAMS]) {
         fc_destroy(&t[i]);
 }
 
+/* The frame of a collective test's main: fc_begin (fc_init, the standard teams), its symmetric scratch buffers from
+ * fc_malloc, and fc_end (teams destroyed, the two buffers freed, the verdict). */
+static inline void fc_begin(fc_team t[FC_NTEAMS]) {
+    fc_init();
+    fc_make_teams(t);
+}
+static inline void *fc_malloc(size_t bytes) {
+    void *p = shmem_malloc(bytes);
+    REQUIRE(p, "shmem_malloc(%zu)", bytes);
+    return p;
+}
+static inline int fc_end(const char *name, fc_team t[FC_NTEAMS], void *src, void *dst) {
+    fc_destroy_teams(t);
+    shmem_free(dst);
+    shmem_free(src);
+    return ftest_finish(name);
+}
+
 /* byte sentinels */
 static inline void fc_fill(void *p, size_t bytes) { memset(p, FC_FILL, bytes); }
 static inline size_t fc_first_unfilled(const void *p, size_t bytes) { /* bytes if all are the sentinel */
@@ -95,31 +122,5 @@ static inline size_t fc_first_unfilled(const void *p, size_t bytes) { /* bytes i
 static inline int fc_val(long a, long b, long c, long salt) {
     return (int)(((a * 131 + b * 71 + c * 7 + salt * 13) % 97 + 97) % 97) + 1;
 }
-
-#define FC_RMA_TYPES(X)                                                                                                \
-    X(float, float)                                                                                                    \
-    X(double, double)                                                                                                  \
-    X(longdouble, long double)                                                                                         \
-    X(char, char)                                                                                                      \
-    X(schar, signed char)                                                                                              \
-    X(short, short)                                                                                                    \
-    X(int, int)                                                                                                        \
-    X(long, long)                                                                                                      \
-    X(longlong, long long)                                                                                             \
-    X(uchar, unsigned char)                                                                                            \
-    X(ushort, unsigned short)                                                                                          \
-    X(uint, unsigned int)                                                                                              \
-    X(ulong, unsigned long)                                                                                            \
-    X(ulonglong, unsigned long long)                                                                                   \
-    X(int8, int8_t)                                                                                                    \
-    X(int16, int16_t)                                                                                                  \
-    X(int32, int32_t)                                                                                                  \
-    X(int64, int64_t)                                                                                                  \
-    X(uint8, uint8_t)                                                                                                  \
-    X(uint16, uint16_t)                                                                                                \
-    X(uint32, uint32_t)                                                                                                \
-    X(uint64, uint64_t)                                                                                                \
-    X(size, size_t)                                                                                                    \
-    X(ptrdiff, ptrdiff_t)
 
 #endif

@@ -63,4 +63,15 @@ static inline double complex gen_cprod(int p, size_t i, int tsize) {
 #define CGEN_sum(T, p, w, i, tsize) ((T)gen_csum(w, i))
 #define CGEN_prod(T, p, w, i, tsize) ((T)gen_cprod(p, i, tsize))
 
+/* Instantiates X once per reduction routine of the spec's tables (team-based, or the deprecated *_to_all ones):
+ * BITLIST(X, op) for and/or/xor, NUMLIST(X, op, class of values) for max/min/sum/prod, then
+ * CX(TYPENAME, TYPE, op) for the complex sum and prod. */
+// clang-format off
+#define FC_RED_ROUTINES(BITLIST, NUMLIST, X, CX) \
+    BITLIST(X, and) BITLIST(X, or) BITLIST(X, xor) \
+    NUMLIST(X, max, max) NUMLIST(X, min, min) NUMLIST(X, sum, sum) NUMLIST(X, prod, prod) \
+    CX(complexf, float _Complex, sum) CX(complexf, float _Complex, prod) \
+    CX(complexd, double _Complex, sum) CX(complexd, double _Complex, prod)
+// clang-format on
+
 #endif

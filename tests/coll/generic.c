@@ -160,10 +160,7 @@ static void collectives(const fc_team *t) {
 }
 
 int main(void) {
-    shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    REQUIRE(npes <= FC_MAXPE, "too many PEs");
+    fc_init();
     rma_amo();
     fc_team teams[FC_NTEAMS];
     fc_make_teams(teams);

@@ -61,10 +61,7 @@ static void round_on(const fc_team *t, tb_t *b, int r, int ops) {
 }
 
 int main(void) {
-    shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    REQUIRE(npes <= FC_MAXPE, "too many PEs");
+    fc_init();
     fc_team w = {SHMEM_TEAM_WORLD, 0, 1, 0, 0, "world"}, a, b;
     w.size = npes;
     w.idx = me;

@@ -519,10 +519,7 @@ static void side_by_side(void) {
 }
 
 int main(void) {
-    shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    REQUIRE(npes <= FC_MAXPE, "too many PEs");
+    fc_init();
     heap = shmem_calloc(64 + FC_MAXPE, sizeof(long));
     cbufs = shmem_calloc(24 * NCBUF, sizeof(long));
     REQUIRE(heap && cbufs, "shmem_calloc");

@@ -1,10 +1,8 @@
 /* p2p.c - point-to-point synchronization: test and wait_until with every comparison on every p2p type (signed
  * negatives vs unsigned), the multi-variable wait_until/test_all/any/some with and without status arrays,
  * the 1.5 _vector forms, and the deprecated shmem_wait/shmem_TYPE_wait. Variables in heap, .bss and .data. */
+#include "../common/types.h"
 #include "ftest.h"
-
-#include <stddef.h>
-#include <stdint.h>
 
 #define NV 8
 
@@ -24,24 +22,6 @@ static const char *opname[6] = {"EQ", "NE", "GT", "GE", "LT", "LE"};
 static const long long seqI[6] = {0, -3, -5, -5, -1, -1};
 static const long long seqV[6] = {-3, -3, -3, -3, -3, -3};
 static const long long seqF[6] = {-3, 7, -1, -3, -5, -3};
-
-// clang-format off
-#define P2P_TYPES(X) \
-    X(short, short) \
-    X(int, int) \
-    X(long, long) \
-    X(longlong, long long) \
-    X(ushort, unsigned short) \
-    X(uint, unsigned int) \
-    X(ulong, unsigned long) \
-    X(ulonglong, unsigned long long) \
-    X(int32, int32_t) \
-    X(int64, int64_t) \
-    X(uint32, uint32_t) \
-    X(uint64, uint64_t) \
-    X(size, size_t) \
-    X(ptrdiff, ptrdiff_t)
-// clang-format on
 
 #define DEFINE_P2P(NAME, T)                                                                                            \
     static T sb_##NAME[2];                                                                                             \
@@ -81,7 +61,7 @@ static const long long seqF[6] = {-3, 7, -1, -3, -5, -3};
         p2p_##NAME(&sd_##NAME[0], "data");                                                                             \
         shmem_free(h);                                                                                                 \
     }
-P2P_TYPES(DEFINE_P2P)
+GT_P2P_TYPES(DEFINE_P2P)
 
 #if FTEST_HAVE_MULTI_WAIT
 static long mv_bss[NV];
@@ -267,7 +247,7 @@ int main(void) {
     right = (me + 1) % npes;
     left = (me + npes - 1) % npes;
 #define RUN(NAME, T) run_##NAME();
-    P2P_TYPES(RUN)
+    GT_P2P_TYPES(RUN)
 #if FTEST_HAVE_MULTI_WAIT
     long *h = shmem_malloc(NV * sizeof(long));
     REQUIRE(h, "shmem_malloc");

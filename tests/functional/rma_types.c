@@ -1,39 +1,11 @@
 /* rma_types.c - typed RMA for every standard RMA type: put/get/p/g/iput/iget/put_nbi/get_nbi and their ctx forms
  * on SHMEM_CTX_DEFAULT, each against a symmetric-heap, a .bss and a .data target, between ring neighbours. */
+#include "../common/types.h"
 #include "ftest.h"
-
-#include <stddef.h>
-#include <stdint.h>
 
 #define N 64
 #define VAL(T, pe, i) ((T)(((pe)*31 + (i)*7 + 1) % 120))
 #define SENT(T) ((T)125)
-
-#define RMA_TYPES(X)                                                                                                   \
-    X(char, char)                                                                                                      \
-    X(schar, signed char)                                                                                              \
-    X(short, short)                                                                                                    \
-    X(int, int)                                                                                                        \
-    X(long, long)                                                                                                      \
-    X(longlong, long long)                                                                                             \
-    X(uchar, unsigned char)                                                                                            \
-    X(ushort, unsigned short)                                                                                          \
-    X(uint, unsigned int)                                                                                              \
-    X(ulong, unsigned long)                                                                                            \
-    X(ulonglong, unsigned long long)                                                                                   \
-    X(float, float)                                                                                                    \
-    X(double, double)                                                                                                  \
-    X(longdouble, long double)                                                                                         \
-    X(int8, int8_t)                                                                                                    \
-    X(int16, int16_t)                                                                                                  \
-    X(int32, int32_t)                                                                                                  \
-    X(int64, int64_t)                                                                                                  \
-    X(uint8, uint8_t)                                                                                                  \
-    X(uint16, uint16_t)                                                                                                \
-    X(uint32, uint32_t)                                                                                                \
-    X(uint64, uint64_t)                                                                                                \
-    X(size, size_t)                                                                                                    \
-    X(ptrdiff, ptrdiff_t)
 
 static int me, npes, right, left;
 
@@ -149,7 +121,7 @@ static int me, npes, right, left;
         shmem_free(heap);                                                                                              \
     }
 
-RMA_TYPES(DEFINE_RMA_TEST)
+GT_RMA_TYPES(DEFINE_RMA_TEST)
 
 int main(void) {
     shmem_init();
@@ -158,6 +130,6 @@ int main(void) {
     right = (me + 1) % npes;
     left = (me + npes - 1) % npes;
 #define RUN(NAME, T) run_##NAME();
-    RMA_TYPES(RUN)
+    GT_RMA_TYPES(RUN)
     return ftest_finish("rma_types");
 }

@@ -2,7 +2,7 @@
  * to static data) and call quiet; results must be exact. Skips if the library does not provide MULTIPLE. */
 #include "ftest.h"
 
-#include <pthread.h>
+#include "../common/thread_run.h"
 
 #define NTHREADS 4
 #define ITERS 500
@@ -41,24 +41,14 @@ static void *worker(void *arg) {
 }
 
 int main(void) {
-    int provided = -1;
-    if (shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) != 0) {
-        fprintf(stderr, "FAIL: shmem_init_thread failed\n");
-        return 1;
-    }
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    if (provided != SHMEM_THREAD_MULTIPLE)
-        return ftest_skip("SHMEM_THREAD_MULTIPLE not provided");
+    int skip = gt_init_thread_multiple(&me, &npes);
+    if (skip)
+        return skip;
     REQUIRE(npes <= MAXPE, "too many PEs");
     cells_heap = shmem_calloc((size_t)MAXPE * NTHREADS * 16, sizeof(long));
     REQUIRE(cells_heap, "shmem_calloc");
     shmem_barrier_all();
-    pthread_t th[NTHREADS];
-    for (long t = 0; t < NTHREADS; t++)
-        REQUIRE(pthread_create(&th[t], NULL, worker, (void *)t) == 0, "pthread_create");
-    for (int t = 0; t < NTHREADS; t++)
-        pthread_join(th[t], NULL);
+    gt_run_threads(NTHREADS, worker, NULL);
     shmem_barrier_all();
     int left = (me + npes - 1) % npes;
     for (int t = 0; t < NTHREADS; t++)
