@@ -232,6 +232,30 @@ inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
 #endif
 #endif
 
+/* shmem4py (PyPI) compiles its own fallback for each routine whose PySHMEM_HAVE_<name> macro is unset, and sets those
+ * macros only for the libraries it knows by their header macros. gshmem provides the whole OpenSHMEM 1.5 API, so it
+ * says so here: `OSHCC=<prefix>/bin/oshcc pip install --no-binary shmem4py shmem4py` then uses gshmem throughout. */
+#define PySHMEM_HAVE_shmem_malloc_with_hints 1
+#define PySHMEM_HAVE_shmem_team_t 1
+#define PySHMEM_HAVE_SHMEM_CTX_INVALID 1
+#define PySHMEM_HAVE_shmem_amo_nbi 1
+#define PySHMEM_HAVE_shmem_put_signal 1
+#define PySHMEM_HAVE_shmem_signal_fetch 1
+#define PySHMEM_HAVE_shmem_signal_wait_until 1
+#define PySHMEM_HAVE_shmem_broadcast 1
+#define PySHMEM_HAVE_shmem_collect 1
+#define PySHMEM_HAVE_shmem_fcollect 1
+#define PySHMEM_HAVE_shmem_alltoall 1
+#define PySHMEM_HAVE_shmem_alltoalls 1
+#define PySHMEM_HAVE_shmem_broadcastmem 1
+#define PySHMEM_HAVE_shmem_collectmem 1
+#define PySHMEM_HAVE_shmem_fcollectmem 1
+#define PySHMEM_HAVE_shmem_alltoallmem 1
+#define PySHMEM_HAVE_shmem_alltoallsmem 1
+#define PySHMEM_HAVE_shmem_reduce 1
+#define PySHMEM_HAVE_shmem_wait_test_many 1
+#define PySHMEM_HAVE_shmem_pcontrol 1
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif
