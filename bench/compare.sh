@@ -16,6 +16,8 @@ usage: bench/compare.sh [options]
   --title TEXT      heading of the markdown summary (default: date and uname)
   --only gshmem|oshmem   run one side only (the table shows n/a for the other)
   --gshmem-env VAR=VALUE environment for the gshmem runs (repeatable), e.g. SHMEM_WAIT_SPIN=100000000
+  --gshmem-bind     bind gshmem PE i to CPU i (taskset) when np <= cores, as Open MPI's oshrun binds its PEs by
+                    default there; gshmem's oshrun does not bind (unbound PEs may share a core on a busy host)
   --aset            also run gshmem with shmem-perf --aset (collectives through the active-set forms, the API
                     OSHMEM 4.1 has) each round: gshmem, gshmem --aset, OSHMEM, ...
   --quick           shmem-perf --quick (smoke test of this script, not a measurement)
@@ -36,6 +38,7 @@ title=
 only=
 quick=
 aset=0
+g_bind=0
 perf_args=()
 g_env=()
 
@@ -51,6 +54,7 @@ while [ $# -gt 0 ]; do
     --only) only=$2; shift 2 ;;
     --quick) quick=--quick; shift ;;
     --aset) aset=1; shift ;;
+    --gshmem-bind) g_bind=1; shift ;;
     --gshmem-env) g_env+=("$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; perf_args=("$@"); break ;;
@@ -106,12 +110,17 @@ fi
 oshmem_env=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_osc=^rdma)
 o_extra=()
 [ "$np" -gt "$(nproc)" ] && o_extra=(--oversubscribe)
+# --gshmem-bind: each PE execs itself under taskset with CPU GSHMEM_RANK (Open MPI binds to cores when np <= cores)
+g_wrap=()
+if [ $g_bind = 1 ] && [ "$np" -le "$(nproc)" ]; then
+  g_wrap=(sh -c 'exec taskset -c "$GSHMEM_RANK" "$@"' shmem-perf-bound)
+fi
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "host: $(uname -srm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
   [ -r /etc/os-release ] && . /etc/os-release && echo "os: ${PRETTY_NAME:-unknown}"
-  echo "gshmem: ${g_run:-skipped} (binary ${g_bin:-none})${g_env[*]:+ with ${g_env[*]}}"
+  echo "gshmem: ${g_run:-skipped} (binary ${g_bin:-none})${g_env[*]:+ with ${g_env[*]}}$([ ${#g_wrap[@]} -gt 0 ] && echo ', PE i bound to CPU i (--gshmem-bind)')"
   echo "oshmem: ${o_run} ($("$o_run" --version 2>/dev/null | head -n1 || true))"
   echo "np: $np, rounds: $rounds, shmem-perf args: $quick ${perf_args[*]:-}$([ $aset = 1 ] && [ $do_g = 1 ] && echo ' (gshmem also with --aset)')"
 } >"$out/machine.txt"
@@ -122,8 +131,8 @@ run_one() { # impl round; impl is gshmem, gshmem-aset (shmem-perf --aset) or osh
   say "round $r: $impl (load: $(cut -d' ' -f1-3 /proc/loadavg))"
   [ "$impl" = gshmem-aset ] && extra=--aset
   if [ "$impl" != oshmem ]; then
-    timeout 900 env ${g_env[@]+"${g_env[@]}"} "$g_run" -np "$np" "$g_bin" $quick $extra ${perf_args[@]+"${perf_args[@]}"} \
-      --json "$json" >"$out/$impl-r$r.txt" 2>&1 || rc=$?
+    timeout 900 env ${g_env[@]+"${g_env[@]}"} "$g_run" -np "$np" ${g_wrap[@]+"${g_wrap[@]}"} "$g_bin" $quick $extra \
+      ${perf_args[@]+"${perf_args[@]}"} --json "$json" >"$out/$impl-r$r.txt" 2>&1 || rc=$?
   else
     timeout 900 "${oshmem_env[@]}" "$o_run" ${o_extra[@]+"${o_extra[@]}"} -np "$np" "$o_bin" $quick \
       ${perf_args[@]+"${perf_args[@]}"} --json "$json" >"$out/$impl-r$r.txt" 2>&1 || rc=$?
