@@ -72,15 +72,19 @@ static void wait_all(const struct grp *g, uint64_t e) {
         wait_ready(g, (g->me + k) % g->size, e);
 }
 
-/* This PE's scratch half for epoch e. Its last user was epoch e-2: once every member has entered e-1 nobody reads
- * it any more (a fresh team has no such epoch). */
+/* Every member publishes `ready = e` when it enters epoch e, so ready >= e+1 means it is done with epoch e. */
+#define BUF(e) ((e) % SHMEMI_COLL_DEPTH)
+
+/* This PE's scratch buffer for epoch e. Its last user was epoch e-DEPTH: once every member has entered the epoch
+ * after that, nobody reads it any more (a fresh team has no such epoch). A PE may thus run DEPTH-1 collectives ahead
+ * of the slowest member, which lets a broadcast root stream without waiting for its readers. */
 static char *scratch_for(const struct grp *g, uint64_t e) {
-    if (e > g->team->base + 2)
-        wait_all(g, e - 1);
-    return slot_of(g, g->me)->data[e & 1];
+    if (e > g->team->base + SHMEMI_COLL_DEPTH)
+        wait_all(g, e - SHMEMI_COLL_DEPTH + 1);
+    return slot_of(g, g->me)->data[BUF(e)];
 }
 
-static inline const char *scratch_of(const struct grp *g, int i, uint64_t e) { return slot_of(g, i)->data[e & 1]; }
+static inline const char *scratch_of(const struct grp *g, int i, uint64_t e) { return slot_of(g, i)->data[BUF(e)]; }
 
 /* ---- barriers ---- */
 /* Active set: members add to a counter in the first member's pSync[0]; it restores the counter and then releases
@@ -152,9 +156,9 @@ static void bcast(const struct grp *g, void *dest, const void *src, size_t nbyte
             memcpy(scratch_for(g, e), src, nbytes);
             publish(g, e);
         } else {
+            publish(g, e);
             wait_ready(g, root, e);
             memcpy(dest, scratch_of(g, root, e), nbytes);
-            publish(g, e);
         }
         if (copy_root)
             memmove(dest, src, nbytes);
@@ -216,7 +220,7 @@ static void collect(const struct grp *g, void *dest, const void *src, size_t nby
             mine |= COLLECT_DIRECT;
         else if (nbytes)
             memcpy(sc, src, nbytes);
-        __atomic_store_n(&slot_of(g, me)->meta[e & 1], mine, __ATOMIC_RELAXED);
+        __atomic_store_n(&slot_of(g, me)->meta[BUF(e)], mine, __ATOMIC_RELAXED);
         publish(g, e);
     } else {
         /* active sets have no scratch: sizes go through this PE's control block, data is read from sources */
@@ -229,7 +233,7 @@ static void collect(const struct grp *g, void *dest, const void *src, size_t nby
         if (i != me) {
             if (g->team) {
                 wait_ready(g, i, e);
-                m = __atomic_load_n(&slot_of(g, i)->meta[e & 1], __ATOMIC_RELAXED);
+                m = __atomic_load_n(&slot_of(g, i)->meta[BUF(e)], __ATOMIC_RELAXED);
             } else {
                 m = __atomic_load_n(&shmemi_rt.ctl[gpe(g, i)]->scratch[0], __ATOMIC_RELAXED);
             }

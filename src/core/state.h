@@ -11,10 +11,10 @@
 #include "shmemi.h"
 
 #define SHMEMI_MAX_SEGS (4 + SHMEMI_MAX_PARTITIONS)
-#define SHMEMI_BARRIER_ROUNDS 32
 #define SHMEMI_CACHELINE 64
 #define SHMEMI_MAX_TEAMS 64      /* collective slots: world, shared, and up to 62 teams alive at once */
-#define SHMEMI_COLL_SCRATCH 8192 /* bytes per slot per parity: small collectives publish their data here */
+#define SHMEMI_COLL_DEPTH 16     /* scratch buffers per slot: a root may run DEPTH-1 collectives ahead */
+#define SHMEMI_COLL_SCRATCH 4096 /* bytes per buffer: small collectives publish their data here */
 
 enum shmemi_seg_role { SHMEMI_SEG_HEAP, SHMEMI_SEG_STATIC, SHMEMI_SEG_PARTITION, SHMEMI_SEG_INTERNAL };
 enum shmemi_mem_kind { SHMEMI_MEM_HOST, SHMEMI_MEM_DEVICE };
@@ -40,12 +40,11 @@ struct shmemi_ctl {
     uint32_t sleepers;                        /* threads of this PE asleep on bell */
     int32_t wait_seg;                         /* what the sleeper waits on: a user segment index, or SHMEMI_WAITON_* */
     uint64_t wait_lo, wait_hi;                /* byte offsets [lo, hi) in that segment */
-    _Alignas(SHMEMI_CACHELINE) uint64_t barrier[SHMEMI_BARRIER_ROUNDS];
     _Alignas(SHMEMI_CACHELINE) uint64_t scratch[8];
     struct shmemi_coll_slot {
         _Alignas(SHMEMI_CACHELINE) uint64_t ready; /* last collective epoch this PE entered (team epochs) */
-        uint64_t meta[2];                          /* per epoch parity: bytes published (collect) */
-        _Alignas(SHMEMI_CACHELINE) char data[2][SHMEMI_COLL_SCRATCH];
+        uint64_t meta[SHMEMI_COLL_DEPTH];          /* per buffer: bytes published (collect) */
+        _Alignas(SHMEMI_CACHELINE) char data[SHMEMI_COLL_DEPTH][SHMEMI_COLL_SCRATCH];
     } coll[SHMEMI_MAX_TEAMS];
 };
 
@@ -79,8 +78,7 @@ struct shmemi_state {
     struct shmemi_seg segs[SHMEMI_MAX_SEGS];
     struct shmemi_seg internal; /* control blocks, not addressable by users */
     struct shmemi_ctl **ctl;    /* [n_pes] mapped control blocks (NULL if not on this node) */
-    uint64_t barrier_epoch;
-    unsigned long wait_spin; /* effective SHMEM_WAIT_SPIN */
+    unsigned long wait_spin;    /* effective SHMEM_WAIT_SPIN */
     size_t page;
     char jobid[64];
 };
