@@ -1,4 +1,6 @@
 /* coll.c - every collective, once, for teams and active sets (see coll.h for the two data paths). */
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll.h"
@@ -19,6 +21,58 @@ static struct grp grp_team(shmem_team_t team, const char *fn) {
     return (struct grp){t->start, t->stride, t->size, t->my_pe, t, NULL, fn};
 }
 
+static void aset_barrier(const struct grp *g);
+
+/* ---- active sets run on cached implicit teams ----
+ * The first collective on an active set creates a team for it (agreeing on a slot through pSync barriers), and
+ * every later call on that set takes the team paths. All members make the same calls on a set, so they all miss,
+ * create and cache together; a set that got no slot is cached as such and keeps the pSync paths. A PE holds at
+ * most ASET_TEAMS of these, leaving the other slots to shmem_team_split_*. */
+#define ASET_TEAMS 16
+struct aset_entry {
+    int start, stride, size;
+    struct gshmem_team *team;
+    struct aset_entry *next;
+};
+static struct aset_entry *aset_cache;
+static int aset_nteams;
+static pthread_mutex_t aset_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void aset_vote(void *arg, uint64_t *r, const uint64_t *v, size_t n, const char *fn) {
+    const struct grp *g = arg;
+    memcpy(shmemi_rt.ctl[shmemi_rt.my_pe]->aset_vote, v, n * sizeof *v);
+    aset_barrier(g);
+    memcpy(r, v, n * sizeof *v);
+    for (int i = 0; i < g->size; i++) {
+        const uint64_t *o = shmemi_rt.ctl[gpe(g, i)]->aset_vote;
+        for (size_t j = 0; j < n; j++)
+            r[j] = o[j] > r[j] ? o[j] : r[j];
+    }
+    aset_barrier(g); /* nobody overwrites its vote before every member has read it */
+}
+
+static struct gshmem_team *aset_team(const struct grp *g) {
+    pthread_mutex_lock(&aset_lock);
+    struct aset_entry *e = aset_cache;
+    while (e && (e->start != g->start || e->stride != g->stride || e->size != g->size))
+        e = e->next;
+    pthread_mutex_unlock(&aset_lock);
+    if (e)
+        return e->team;
+    e = calloc(1, sizeof *e);
+    if (!e)
+        shmemi_fatal(g->fn, "out of memory");
+    *e = (struct aset_entry){g->start, g->stride, g->size, NULL, NULL};
+    e->team = shmemi_team_implicit(g->start, g->stride, g->size, g->me, aset_vote, (void *)g, aset_nteams < ASET_TEAMS,
+                                   g->fn);
+    pthread_mutex_lock(&aset_lock);
+    aset_nteams += e->team != NULL;
+    e->next = aset_cache;
+    aset_cache = e;
+    pthread_mutex_unlock(&aset_lock);
+    return e->team;
+}
+
 static struct grp grp_aset(int start, int logs, int size, long *psync, const char *fn) {
     shmemi_check_init(fn);
     int n = shmemi_rt.n_pes;
@@ -35,7 +89,10 @@ static struct grp grp_aset(int start, int logs, int size, long *psync, const cha
                      start, logs, size);
     if (!psync)
         shmemi_err_null(fn, "pSync");
-    return (struct grp){start, stride, size, d / stride, NULL, psync, fn};
+    struct grp g = {start, stride, size, d / stride, NULL, psync, fn};
+    if (size > 1)
+        g.team = aset_team(&g);
+    return g;
 }
 
 /* The bytes [addr, addr+len) of member i's copy of a symmetric object. */
@@ -87,24 +144,27 @@ static char *scratch_for(const struct grp *g, uint64_t e) {
 static inline const char *scratch_of(const struct grp *g, int i, uint64_t e) { return slot_of(g, i)->data[BUF(e)]; }
 
 /* ---- barriers ---- */
-/* Active set: members add to a counter in the first member's pSync[0]; it restores the counter and then releases
- * each member through its pSync[1], which the member restores. pSync may be reused at once by the same set. */
-static void aset_barrier(const struct grp *g) {
-    long *ps = g->psync;
-    if (g->me == 0) {
-        long goal = SHMEM_SYNC_VALUE + g->size - 1;
-        SHMEMI_WAIT_FOR(__atomic_load_n(&ps[0], __ATOMIC_ACQUIRE) == goal);
-        __atomic_store_n(&ps[0], SHMEM_SYNC_VALUE, __ATOMIC_RELAXED);
-        for (int i = 1; i < g->size; i++) {
-            __atomic_store_n((long *)(void *)peer(g, &ps[1], sizeof(long), i), SHMEM_SYNC_VALUE + 1, __ATOMIC_RELEASE);
-            shmemi_ring_force(gpe(g, i));
-        }
-    } else {
-        __atomic_fetch_add((long *)(void *)peer(g, &ps[0], sizeof(long), 0), 1L, __ATOMIC_ACQ_REL);
-        shmemi_ring_force(gpe(g, 0));
-        SHMEMI_WAIT_FOR(__atomic_load_n(&ps[1], __ATOMIC_ACQUIRE) != SHMEM_SYNC_VALUE);
-        __atomic_store_n(&ps[1], SHMEM_SYNC_VALUE, __ATOMIC_RELAXED);
+/* Active set: every member adds 1 to every other member's pSync[0] (after any data it pushed there) and waits for
+ * its own to have gained size-1, then takes size-1 off: one flag hop. A member already in the next barrier may have
+ * added its 1 before that, which the subtraction keeps, so consecutive barriers may reuse pSync; once every member
+ * is done pSync[0] is back at SHMEM_SYNC_VALUE. */
+static void aset_arrive(const struct grp *g) {
+    for (int k = 1; k < g->size; k++) {
+        int i = (g->me + k) % g->size;
+        __atomic_fetch_add((long *)(void *)peer(g, &g->psync[0], sizeof(long), i), 1L, __ATOMIC_RELEASE);
+        shmemi_ring_force(gpe(g, i));
     }
+}
+
+static void aset_wait(const struct grp *g) {
+    long *cnt = &g->psync[0], goal = SHMEM_SYNC_VALUE + g->size - 1;
+    SHMEMI_WAIT_FOR(__atomic_load_n(cnt, __ATOMIC_ACQUIRE) >= goal);
+    __atomic_fetch_sub(cnt, (long)g->size - 1, __ATOMIC_RELAXED);
+}
+
+static void aset_barrier(const struct grp *g) {
+    aset_arrive(g);
+    aset_wait(g);
 }
 
 static void grp_barrier(const struct grp *g) {

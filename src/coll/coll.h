@@ -24,5 +24,8 @@ SHMEMI_HIDDEN void shmemi_team_reduce_private(struct gshmem_team *t, int op, int
 SHMEMI_HIDDEN void shmemi_team_sync_internal(struct gshmem_team *t, const char *fn);
 SHMEMI_HIDDEN struct gshmem_team *shmemi_team_check(shmem_team_t team, const char *fn);
 SHMEMI_HIDDEN void shmemi_teams_init(void);
+typedef void (*shmemi_maxreduce_fn)(void *arg, uint64_t *r, const uint64_t *v, size_t n, const char *fn);
+SHMEMI_HIDDEN struct gshmem_team *shmemi_team_implicit(int start, int stride, int size, int my_idx,
+                                                       shmemi_maxreduce_fn red, void *arg, int offer, const char *fn);
 
 #endif

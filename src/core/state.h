@@ -41,6 +41,7 @@ struct shmemi_ctl {
     int32_t wait_seg;                         /* what the sleeper waits on: a user segment index, or SHMEMI_WAITON_* */
     uint64_t wait_lo, wait_hi;                /* byte offsets [lo, hi) in that segment */
     _Alignas(SHMEMI_CACHELINE) uint64_t scratch[8];
+    _Alignas(SHMEMI_CACHELINE) uint64_t aset_vote[SHMEMI_MAX_TEAMS + 1]; /* slot offers of an active set's team */
     struct shmemi_coll_slot {
         _Alignas(SHMEMI_CACHELINE) uint64_t ready; /* last collective epoch this PE entered (team epochs) */
         uint64_t meta[SHMEMI_COLL_DEPTH];          /* per buffer: bytes published (collect) */

@@ -103,7 +103,14 @@ void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe) {
  * its free slots, reserved for the duration, so a creation running concurrently in another thread of this PE (from
  * another parent) cannot pick the same one; if reservations made a creation come up short, every member of the
  * parent sees it in the reduced result, and they all release and retry after a random pause. */
-static int pick_slots(struct gshmem_team *parent, int k, int *slots, uint64_t *bases, const char *fn) {
+static void parent_max(void *arg, uint64_t *r, const uint64_t *v, size_t n, const char *fn) {
+    shmemi_team_reduce_private(arg, SHMEMI_OP_MAX, SHMEMI_DT_UINT64, r, v, n, fn);
+}
+
+/* The slot choice, over any group that can MAX-reduce: `red` reduces across it, `window` is the slot window offered
+ * first (-1: none), `offer` 0 makes this member offer nothing (so the choice fails on every member). */
+static int pick_slots_by(shmemi_maxreduce_fn red, void *arg, int window, int offer, int leader, int k, int *slots,
+                         uint64_t *bases, const char *fn) {
     enum { CONTENDED = SHMEMI_MAX_TEAMS };
     uint64_t v[SHMEMI_MAX_TEAMS + 1], r[SHMEMI_MAX_TEAMS + 1];
     struct shmemi_ctl *mine = shmemi_rt.ctl[shmemi_rt.my_pe];
@@ -112,7 +119,9 @@ static int pick_slots(struct gshmem_team *parent, int k, int *slots, uint64_t *b
         unsigned char offered[SHMEMI_MAX_TEAMS] = {0};
         /* First offer only the parent's window of 8 slots: creations from different parents running at once in
          * threads of one PE then rarely contend. Later attempts offer every slot. */
-        int lo = attempt ? 0 : (parent->slot % (SHMEMI_MAX_TEAMS / 8)) * 8, hi = attempt ? SHMEMI_MAX_TEAMS : lo + 8;
+        int lo = attempt || window < 0 ? 0 : window * 8, hi = attempt || window < 0 ? SHMEMI_MAX_TEAMS : lo + 8;
+        if (!offer)
+            lo = hi = 0;
         pthread_mutex_lock(&slot_lock);
         v[CONTENDED] = 0;
         for (int s = 0; s < SHMEMI_MAX_TEAMS; s++) {
@@ -128,7 +137,7 @@ static int pick_slots(struct gshmem_team *parent, int k, int *slots, uint64_t *b
             }
         }
         pthread_mutex_unlock(&slot_lock);
-        shmemi_team_reduce_private(parent, SHMEMI_OP_MAX, SHMEMI_DT_UINT64, r, v, SHMEMI_MAX_TEAMS + 1, fn);
+        red(arg, r, v, SHMEMI_MAX_TEAMS + 1, fn);
         int got = 0;
         for (int s = 0; s < SHMEMI_MAX_TEAMS && got < k; s++)
             if (r[s] != UINT64_MAX) { /* free on every member, so offered by this one */
@@ -143,16 +152,37 @@ static int pick_slots(struct gshmem_team *parent, int k, int *slots, uint64_t *b
         pthread_mutex_unlock(&slot_lock);
         if (got == k)
             return 0;
-        if (attempt == 0)
+        if (attempt == 0 && window >= 0)
             continue;
         if (!r[CONTENDED]) {
-            if (parent->my_pe == 0)
+            if (leader)
                 shmemi_debug("%s: no free team slot (at most %d teams may exist at once)", fn, SHMEMI_MAX_TEAMS);
             return -1;
         }
         struct timespec ts = {0, (long)(rand_r(&seed) % (50000u << (attempt < 7 ? attempt : 7)))};
         nanosleep(&ts, NULL);
     }
+}
+
+static int pick_slots(struct gshmem_team *parent, int k, int *slots, uint64_t *bases, const char *fn) {
+    return pick_slots_by(parent_max, parent, parent->slot % (SHMEMI_MAX_TEAMS / 8), 1, parent->my_pe == 0, k, slots,
+                         bases, fn);
+}
+
+/* A team for a deprecated active set (PE start + i*stride, i < size), so its collectives take the team paths.
+ * Collective over the set; `red` reduces over it through pSync. NULL on every member if no slot is free or this
+ * PE already holds `cap` such teams (it then offers none). */
+struct gshmem_team *shmemi_team_implicit(int start, int stride, int size, int my_idx, shmemi_maxreduce_fn red,
+                                         void *arg, int offer, const char *fn) {
+    int slot;
+    uint64_t base;
+    if (pick_slots_by(red, arg, -1, offer, my_idx == 0, 1, &slot, &base, fn))
+        return NULL;
+    struct gshmem_team *t = calloc(1, sizeof *t);
+    if (!t)
+        shmemi_fatal(fn, "out of memory for a team object");
+    team_set(t, start, stride, size, my_idx, slot, base);
+    return t;
 }
 
 static void release_slot(int slot) {
