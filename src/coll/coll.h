@@ -1,13 +1,13 @@
 /* coll.h - collectives, written once for teams and for the deprecated active sets.
  *
- * Both kinds become a group (a strided set of world PEs). Every member's buffers are mapped, so collectives read and
- * write peers' memory directly:
- *  - small data on a team: each PE copies its contribution into its slot's scratch (double-buffered by epoch
- *    parity) and bumps its `ready` epoch; readers copy or reduce straight from the peers' scratch. One flag hop, and
- *    the caller may return at once (the next use of that scratch waits until every member has moved on);
- *  - large data, and every active-set call: barrier, move data between the mapped user buffers (reductions and
+ * Both kinds become a group (a strided set of world PEs); an active set gets a cached implicit team on first use.
+ * Every member's buffers are mapped, so collectives read and write peers' memory directly (docs/collectives.md):
+ *  - small data on a team: each PE copies its contribution into its slot's scratch ring (16 buffers, by epoch) and
+ *    publishes its `ready` epoch; readers copy or reduce straight from the peers' scratch. One flag hop, and the
+ *    caller may return at once (a buffer is reused only once every member has moved past its epoch);
+ *  - large data, and active sets without a team: barrier, move data between the mapped user buffers (reductions and
  *    scans split by address: each PE reduces one slice across all PEs and writes it to every PE), barrier. A team
- *    barrier is a flat epoch exchange; an active-set barrier a counter on pSync that is restored on return. */
+ *    barrier is a flat epoch exchange; an active-set barrier one counter hop on pSync, restored on return. */
 #ifndef GSHMEM_COLL_H
 #define GSHMEM_COLL_H
 
