@@ -1,5 +1,6 @@
 /* bootstrap.h - how a PE learns its rank and the job size, and exchanges small blobs before symmetric memory exists.
- * Backends: local (PEs started by our oshrun, or a singleton run with no launcher), later pmix. */
+ * Backends: local (PEs started by our oshrun, or a singleton run with no launcher) and pmix (mpirun, prterun,
+ * srun --mpi=pmix), chosen by SHMEM_BOOTSTRAP (bootstrap.c). */
 #ifndef GSHMEM_BOOTSTRAP_H
 #define GSHMEM_BOOTSTRAP_H
 
@@ -12,6 +13,10 @@ struct shmemb_info {
     int size;         /* number of PEs in the job */
     char jobid[64];   /* unique per job; used to name shared-memory segments (/gshmem-<jobid>-...) */
     const char *name; /* backend name, e.g. "local" or "singleton" */
+    /* PEs on this PE's node (itself included), ascending: they map each other's segments. From PMIx locality
+     * (PMIX_LOCAL_PEERS) under a PMIx launcher; every PE for the local bootstrap. Owned by the bootstrap. */
+    int nlocal;
+    const int *local_ranks;
 };
 
 /* Connects to the launcher (or becomes a singleton). Returns 0 or a negative error after printing why. */
@@ -24,5 +29,7 @@ SHMEMB_HIDDEN int shmemb_finalize(void);
 /* Asks the launcher to tear the whole job down and exit with `code`; msg (may be NULL) is printed by the launcher.
  * Does not return: if no launcher answers, the process exits with `code` itself. */
 SHMEMB_HIDDEN __attribute__((noreturn)) void shmemb_abort(int code, const char *msg);
+/* The backends this build has, for shmem_info's build line, e.g. "local (oshrun), pmix, singleton". */
+SHMEMB_HIDDEN const char *shmemb_backends(void);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "transport/ofi/ofi.h"
 
 #define COLL_BLOCK 4096 /* bytes reduced/scanned per step of the address-split paths */
 
@@ -12,13 +13,14 @@ struct grp {
     struct gshmem_team *team;    /* team form: epochs and scratch slots */
     long *psync;                 /* active-set form */
     const char *fn;
+    int net; /* some member is not mapped: move data with RMA, synchronize with fabric atomics (coll_net below) */
 };
 
 static inline int gpe(const struct grp *g, int i) { return g->start + i * g->stride; }
 
 static struct grp grp_team(shmem_team_t team, const char *fn) {
     struct gshmem_team *t = shmemi_team_check(team, fn);
-    return (struct grp){t->start, t->stride, t->size, t->my_pe, t, NULL, fn};
+    return (struct grp){t->start, t->stride, t->size, t->my_pe, t, NULL, fn, t->net};
 }
 
 static void aset_barrier(const struct grp *g);
@@ -38,13 +40,16 @@ static struct aset_entry *aset_cache;
 static int aset_nteams;
 static pthread_mutex_t aset_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static void ctl_read(void *dst, int pe, size_t off, size_t len);
+
 static void aset_vote(void *arg, uint64_t *r, const uint64_t *v, size_t n, const char *fn) {
     const struct grp *g = arg;
     memcpy(shmemi_rt.ctl[shmemi_rt.my_pe]->aset_vote, v, n * sizeof *v);
     aset_barrier(g);
     memcpy(r, v, n * sizeof *v);
     for (int i = 0; i < g->size; i++) {
-        const uint64_t *o = shmemi_rt.ctl[gpe(g, i)]->aset_vote;
+        uint64_t o[SHMEMI_MAX_TEAMS + 1];
+        ctl_read(o, gpe(g, i), offsetof(struct shmemi_ctl, aset_vote), n * sizeof *v);
         for (size_t j = 0; j < n; j++)
             r[j] = o[j] > r[j] ? o[j] : r[j];
     }
@@ -89,7 +94,9 @@ static struct grp grp_aset(int start, int logs, int size, long *psync, const cha
                      start, logs, size);
     if (!psync)
         shmemi_err_null(fn, "pSync");
-    struct grp g = {start, stride, size, d / stride, NULL, psync, fn};
+    struct grp g = {start, stride, size, d / stride, NULL, psync, fn, 0};
+    for (int i = 0; i < size; i++)
+        g.net |= !shmemi_rt.ctl[start + i * stride];
     if (size > 1)
         g.team = aset_team(&g);
     return g;
@@ -149,6 +156,15 @@ static inline const char *scratch_of(const struct grp *g, int i, uint64_t e) { r
  * added its 1 before that, which the subtraction keeps, so consecutive barriers may reuse pSync; once every member
  * is done pSync[0] is back at SHMEM_SYNC_VALUE. */
 static void aset_arrive(const struct grp *g) {
+    if (shmemi_rt.amo_net) { /* pSync also takes fabric atomics: stay atomic with them */
+        shmemi_ofi_quiet_all();
+        for (int k = 1; k < g->size; k++) {
+            int i = (g->me + k) % g->size;
+            shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_ADD, &g->psync[0], 1, 0, sizeof(long), gpe(g, i), g->fn);
+            shmemi_ring_force(gpe(g, i));
+        }
+        return;
+    }
     for (int k = 1; k < g->size; k++) {
         int i = (g->me + k) % g->size;
         __atomic_fetch_add((long *)(void *)peer(g, &g->psync[0], sizeof(long), i), 1L, __ATOMIC_RELEASE);
@@ -159,7 +175,11 @@ static void aset_arrive(const struct grp *g) {
 static void aset_wait(const struct grp *g) {
     long *cnt = &g->psync[0], goal = SHMEM_SYNC_VALUE + g->size - 1;
     SHMEMI_WAIT_FOR(__atomic_load_n(cnt, __ATOMIC_ACQUIRE) >= goal);
-    __atomic_fetch_sub(cnt, (long)g->size - 1, __ATOMIC_RELAXED);
+    if (shmemi_rt.amo_net)
+        shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_ADD, cnt, (uint64_t)(-(long)(g->size - 1)), 0, sizeof(long),
+                   shmemi_rt.my_pe, g->fn);
+    else
+        __atomic_fetch_sub(cnt, (long)g->size - 1, __ATOMIC_RELAXED);
 }
 
 static void aset_barrier(const struct grp *g) {
@@ -167,10 +187,14 @@ static void aset_barrier(const struct grp *g) {
     aset_wait(g);
 }
 
+static void net_barrier(const struct grp *g);
+
 static void grp_barrier(const struct grp *g) {
     if (g->size == 1)
         return;
-    if (g->team) {
+    if (g->team && g->net) {
+        net_barrier(g);
+    } else if (g->team) {
         uint64_t e = ++g->team->epoch;
         publish(g, e);
         wait_all(g, e);
@@ -197,8 +221,123 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync) {
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync) {
     struct grp g = grp_aset(PE_start, logPE_stride, PE_size, pSync, "shmem_barrier");
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* quiet: updates by set members are complete on return */
+    shmem_quiet(); /* updates by set members are complete on return */
     grp_barrier(&g);
+}
+
+/* ---- groups with members off this node (coll_net) ----
+ * No peer's control block can be polled, so everything is pushed or pulled: a barrier is a fabric atomic add to a
+ * counter in every other member's slot, and data moves as barrier, RMA (gets from the members' sources, puts into
+ * their destinations), quiet, barrier. Reductions and scans keep the split by address, so in-place calls are safe
+ * and every PE gets bit-identical results. */
+static void ctl_read(void *dst, int pe, size_t off, size_t len) {
+    struct shmemi_ctl *c = shmemi_rt.ctl[pe];
+    if (c)
+        memcpy(dst, (char *)c + off, len);
+    else
+        shmemi_ofi_get(SHMEM_CTX_DEFAULT, &shmemi_rt.internal, off, dst, len, pe, 0);
+}
+
+static void net_barrier(const struct grp *g) {
+    struct gshmem_team *t = g->team;
+    size_t off = offsetof(struct shmemi_ctl, coll) + (size_t)t->slot * sizeof(struct shmemi_coll_slot) +
+                 offsetof(struct shmemi_coll_slot, arrive);
+    shmemi_ofi_quiet_all(); /* what this PE put is delivered before anyone leaves */
+    for (int k = 1; k < g->size; k++) {
+        int pe = gpe(g, (g->me + k) % g->size);
+        shmemi_ofi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_ADD, &shmemi_rt.internal, off, 1, 0, 8, pe);
+        shmemi_ring_force(pe);
+    }
+    t->arrivals += (uint64_t)(g->size - 1);
+    uint64_t *a = &shmemi_rt.ctl[shmemi_rt.my_pe]->coll[t->slot].arrive, goal = t->arrivals;
+    SHMEMI_WAIT_FOR_VAR(__atomic_load_n(a, __ATOMIC_ACQUIRE) >= goal, a, sizeof *a);
+}
+
+/* member i's bytes [addr, addr+len) into dst; dst into member i's [addr, addr+len) */
+static void pull(const struct grp *g, void *dst, const void *addr, size_t len, int i) {
+    if (i == g->me)
+        memmove(dst, addr, len);
+    else if (len)
+        shmemi_get(SHMEM_CTX_DEFAULT, dst, addr, len, gpe(g, i), g->fn);
+}
+
+static void push(const struct grp *g, void *addr, const void *src, size_t len, int i) {
+    if (i == g->me)
+        memmove(addr, src, len);
+    else if (len)
+        shmemi_put_nbi(SHMEM_CTX_DEFAULT, addr, src, len, gpe(g, i), g->fn);
+}
+
+/* Reduction of private buffers (team creation): through this PE's scratch in its slot, read by the others. */
+static void net_reduce_private(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count) {
+    size_t nbytes = count * shmemi_dtype_size(dt);
+    struct shmemi_coll_slot *mine = &shmemi_rt.ctl[shmemi_rt.my_pe]->coll[g->team->slot];
+    size_t off = (size_t)((char *)mine->data[0] - (char *)shmemi_rt.ctl[shmemi_rt.my_pe]);
+    _Alignas(64) char in[SHMEMI_COLL_SCRATCH];
+    memcpy(mine->data[0], src, nbytes);
+    net_barrier(g);
+    for (int i = 0; i < g->size; i++) {
+        ctl_read(i ? in : dest, gpe(g, i), off, nbytes);
+        if (i)
+            shmemi_reduce_apply(op, dt, dest, in, count);
+    }
+    net_barrier(g); /* nobody overwrites its scratch before every member has read it */
+}
+
+static void net_reduce_split(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count, int scan,
+                             int excl) {
+    size_t es = shmemi_dtype_size(dt), n = (size_t)g->size;
+    size_t per = (count + n - 1) / n, lo = (size_t)g->me * per, hi = lo + per < count ? lo + per : count;
+    _Alignas(64) char acc[COLL_BLOCK], in[COLL_BLOCK];
+    size_t blk = COLL_BLOCK / es;
+    grp_barrier(g);
+    for (size_t b = lo; b < hi; b += blk) {
+        size_t m = hi - b < blk ? hi - b : blk, off = b * es, len = m * es;
+        const char *s = (const char *)src + off;
+        char *d = (char *)dest + off;
+        if (scan) {
+            memset(acc, 0, len);
+            for (int i = 0; i < g->size; i++) {
+                pull(g, in, s, len, i);
+                if (!excl)
+                    shmemi_reduce_apply(SHMEMI_OP_SUM, dt, acc, in, m);
+                push(g, d, acc, len, i);
+                shmemi_ofi_quiet_all(); /* acc changes next round: a put reads its source until complete */
+                if (excl)
+                    shmemi_reduce_apply(SHMEMI_OP_SUM, dt, acc, in, m);
+            }
+            continue;
+        }
+        pull(g, acc, s, len, 0);
+        for (int i = 1; i < g->size; i++) {
+            pull(g, in, s, len, i);
+            shmemi_reduce_apply(op, dt, acc, in, m);
+        }
+        for (int i = 0; i < g->size; i++)
+            push(g, d, acc, len, i);
+        shmemi_ofi_quiet_all();
+    }
+    grp_barrier(g);
+}
+
+static void net_collect(const struct grp *g, void *dest, const void *src, size_t nbytes, int fixed) {
+    int n = g->size;
+    size_t off = 0, soff = g->team ? offsetof(struct shmemi_ctl, coll) +
+                                         (size_t)g->team->slot * sizeof(struct shmemi_coll_slot) +
+                                         offsetof(struct shmemi_coll_slot, meta)
+                                   : offsetof(struct shmemi_ctl, scratch);
+    if (!fixed)
+        __atomic_store_n((uint64_t *)(void *)((char *)shmemi_rt.ctl[shmemi_rt.my_pe] + soff), (uint64_t)nbytes,
+                         __ATOMIC_RELAXED);
+    grp_barrier(g);
+    for (int i = 0; i < n; i++) {
+        uint64_t len = nbytes;
+        if (!fixed && i != g->me)
+            ctl_read(&len, gpe(g, i), soff, sizeof len);
+        pull(g, (char *)dest + off, src, (size_t)len, i);
+        off += (size_t)len;
+    }
+    grp_barrier(g);
 }
 
 /* ---- broadcast ---- */
@@ -210,6 +349,15 @@ static void bcast(const struct grp *g, void *dest, const void *src, size_t nbyte
     if (!nbytes)
         return;
     int me = g->me, copy_root = me == root && update_root && dest != src;
+    if (g->net) {
+        grp_barrier(g);
+        if (me != root)
+            pull(g, dest, src, nbytes, root);
+        else if (copy_root)
+            memmove(dest, src, nbytes);
+        grp_barrier(g);
+        return;
+    }
     if (g->team && nbytes <= SHMEMI_COLL_SCRATCH && g->size > 1) {
         uint64_t e = ++g->team->epoch;
         if (me == root) {
@@ -240,6 +388,10 @@ static void fcollect(const struct grp *g, void *dest, const void *src, size_t nb
         return;
     char *d = dest;
     int n = g->size, me = g->me;
+    if (g->net) {
+        net_collect(g, dest, src, nbytes, 1);
+        return;
+    }
     if (g->team && nbytes <= SHMEMI_COLL_SCRATCH && n > 1) {
         uint64_t e = ++g->team->epoch;
         memcpy(scratch_for(g, e), src, nbytes);
@@ -269,6 +421,10 @@ static void collect(const struct grp *g, void *dest, const void *src, size_t nby
     if (n == 1) {
         if (nbytes)
             memmove(d, src, nbytes);
+        return;
+    }
+    if (g->net) {
+        net_collect(g, dest, src, nbytes, 0);
         return;
     }
     uint64_t mine = (uint64_t)nbytes << 1, e = 0;
@@ -320,6 +476,15 @@ static void alltoall(const struct grp *g, void *dest, const void *src, size_t nb
     char *d = dest;
     const char *s = src;
     int n = g->size, me = g->me;
+    if (g->net) {
+        grp_barrier(g);
+        for (int k = 0; k < n; k++) {
+            int i = (me + k) % n;
+            pull(g, d + (size_t)i * nbytes, s + (size_t)me * nbytes, nbytes, i);
+        }
+        grp_barrier(g);
+        return;
+    }
     if (g->team && n > 1 && nbytes <= SHMEMI_COLL_SCRATCH / (size_t)n) {
         uint64_t e = ++g->team->epoch;
         memcpy(scratch_for(g, e), s, nbytes * (size_t)n);
@@ -352,6 +517,16 @@ static void alltoalls(const struct grp *g, void *dest, const void *src, ptrdiff_
     size_t extent = (((size_t)n * nelems - 1) * (size_t)sst + 1) * es;
     char *d = dest;
     grp_barrier(g);
+    if (g->net) {
+        for (int k = 0; k < n; k++) {
+            int i = (me + k) % n;
+            shmemi_iget(SHMEM_CTX_DEFAULT, d + (size_t)i * nelems * (size_t)dst * es,
+                        (const char *)src + (size_t)me * nelems * (size_t)sst * es, dst, sst, nelems, es, gpe(g, i),
+                        g->fn);
+        }
+        grp_barrier(g);
+        return;
+    }
     for (int k = 0; k < n; k++) {
         int i = (me + k) % n;
         const char *si = peer(g, src, extent, i);
@@ -406,6 +581,10 @@ static void reduce(const struct grp *g, int op, int dt, void *dest, const void *
         memmove(dest, src, nbytes);
         return;
     }
+    if (g->net) {
+        net_reduce_split(g, op, dt, dest, src, count, 0, 0);
+        return;
+    }
     if (g->team && nbytes <= SHMEMI_COLL_SCRATCH) {
         reduce_small(g, op, dt, dest, src, count);
         return;
@@ -420,6 +599,8 @@ void shmemi_team_reduce_private(struct gshmem_team *t, int op, int dt, void *des
     struct grp g = grp_team(t, fn);
     if (g.size == 1)
         memmove(dest, src, n * shmemi_dtype_size(dt));
+    else if (g.net)
+        net_reduce_private(&g, op, dt, dest, src, n);
     else
         reduce_small(&g, op, dt, dest, src, n);
 }
@@ -435,6 +616,10 @@ static void scan(const struct grp *g, int excl, int dt, void *dest, const void *
             memset(dest, 0, nbytes);
         else
             memmove(dest, src, nbytes);
+        return;
+    }
+    if (g->net) {
+        net_reduce_split(g, SHMEMI_OP_SUM, dt, dest, src, count, 1, excl);
         return;
     }
     if (nbytes <= SHMEMI_COLL_SCRATCH) {

@@ -1,9 +1,10 @@
-/* rma.c - the one dispatch point for RMA, signals and atomics. Every peer reachable today is mapped (same node),
- * so a put is a memcpy into the peer's copy and an atomic is a CPU atomic on the mapped word; the network
- * transport (issue 4) plugs in where shmemi_xlate finds no mapping. */
+/* rma.c - the one dispatch point for RMA, signals and atomics. A mapped peer (same node) is reached by the CPU: a
+ * put is a memcpy into the peer's copy and an atomic a CPU atomic on the mapped word. A peer that is not mapped is
+ * reached through the libfabric transport (src/transport/ofi), with the segment and offset resolved here. */
 #include <string.h>
 
 #include "state.h"
+#include "transport/ofi/ofi.h"
 
 static inline void check_buf(const void *p, size_t n, const char *fn, const char *what) {
     if (SHMEMI_UNLIKELY(!p && n))
@@ -67,8 +68,14 @@ void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int
             shmemi_err_pe(fn, pe);
         return;
     }
-    char *d = shmemi_xlate(dest, nbytes, pe, fn);
+    struct shmemi_seg *sg;
+    size_t off;
+    char *d = shmemi_resolve(dest, nbytes, pe, fn, &sg, &off);
     check_buf(src, nbytes, fn, "source");
+    if (SHMEMI_UNLIKELY(!d)) {
+        shmemi_ofi_put(ctx, sg, off, src, nbytes, pe, 0);
+        return;
+    }
     memcpy(d, src, nbytes);
     shmemi_ring(pe, dest, nbytes);
 }
@@ -80,23 +87,58 @@ void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int
             shmemi_err_pe(fn, pe);
         return;
     }
-    const char *s = shmemi_xlate(src, nbytes, pe, fn);
+    struct shmemi_seg *sg;
+    size_t off;
+    const char *s = shmemi_resolve(src, nbytes, pe, fn, &sg, &off);
     check_buf(dest, nbytes, fn, "dest");
+    if (SHMEMI_UNLIKELY(!s)) {
+        shmemi_ofi_get(ctx, sg, off, dest, nbytes, pe, 0);
+        return;
+    }
     memcpy(dest, s, nbytes);
 }
 
-/* Non-blocking forms complete immediately on mapped peers: a copy by the CPU is done when it returns. */
+/* Non-blocking forms complete immediately on mapped peers (a copy by the CPU is done when it returns); on the
+ * network they complete at the next quiet. */
 void shmemi_put_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *fn) {
+    if (shmemi_ofi_up) {
+        pe = shmemi_ctx_pe(ctx, pe, fn);
+        struct shmemi_seg *sg;
+        size_t off;
+        if (nbytes && !shmemi_resolve(dest, nbytes, pe, fn, &sg, &off)) {
+            check_buf(src, nbytes, fn, "source");
+            shmemi_ofi_put(ctx, sg, off, src, nbytes, pe, 1);
+            return;
+        }
+        ctx = SHMEM_CTX_DEFAULT; /* pe is a world PE now */
+    }
     shmemi_put(ctx, dest, src, nbytes, pe, fn);
 }
 
 void shmemi_get_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *fn) {
+    if (shmemi_ofi_up) {
+        pe = shmemi_ctx_pe(ctx, pe, fn);
+        struct shmemi_seg *sg;
+        size_t off;
+        if (nbytes && !shmemi_resolve(src, nbytes, pe, fn, &sg, &off)) {
+            check_buf(dest, nbytes, fn, "dest");
+            shmemi_ofi_get(ctx, sg, off, dest, nbytes, pe, 1);
+            return;
+        }
+        ctx = SHMEM_CTX_DEFAULT;
+    }
     shmemi_get(ctx, dest, src, nbytes, pe, fn);
 }
 
 void shmemi_p(shmem_ctx_t ctx, void *dest, const void *value, size_t size, int pe, const char *fn) {
     pe = shmemi_ctx_pe(ctx, pe, fn);
-    char *d = shmemi_xlate(dest, size, pe, fn);
+    struct shmemi_seg *sg;
+    size_t off;
+    char *d = shmemi_resolve(dest, size, pe, fn, &sg, &off);
+    if (SHMEMI_UNLIKELY(!d)) {
+        shmemi_ofi_put(ctx, sg, off, value, size, pe, 0);
+        return;
+    }
     if (elem_aligned(d, size))
         store_elem(d, value, size);
     else
@@ -106,120 +148,165 @@ void shmemi_p(shmem_ctx_t ctx, void *dest, const void *value, size_t size, int p
 
 void shmemi_g(shmem_ctx_t ctx, void *out, const void *src, size_t size, int pe, const char *fn) {
     pe = shmemi_ctx_pe(ctx, pe, fn);
-    const char *s = shmemi_xlate(src, size, pe, fn);
+    struct shmemi_seg *sg;
+    size_t off;
+    const char *s = shmemi_resolve(src, size, pe, fn, &sg, &off);
+    if (SHMEMI_UNLIKELY(!s)) {
+        shmemi_ofi_get(ctx, sg, off, out, size, pe, 0);
+        return;
+    }
     if (elem_aligned(s, size))
         load_elem(out, s, size);
     else
         memcpy(out, s, size);
 }
 
-/* Strided copies: the extent touched on the remote side is checked once, then elements move one by one. */
-static char *xlate_strided(const void *addr, ptrdiff_t stride, size_t count, size_t elemsize, int pe, const char *fn) {
+/* Strided copies: the extent touched on the remote side is checked once, then elements (or blocks) move one by one:
+ * by the CPU to a mapped peer, else as non-blocking network transfers completed together. */
+struct strided {
+    char *mapped;          /* the peer's copy of the remote side, or NULL: network */
+    struct shmemi_seg *sg; /* network: its segment and offset */
+    size_t off;
+};
+
+static struct strided resolve_strided(const void *addr, ptrdiff_t stride, size_t nblocks, size_t bsize, size_t es,
+                                      int pe, const char *fn) {
     if (stride < 0)
         shmemi_fatal(fn, "negative strides are not supported (stride %td)", stride);
-    size_t extent = (count - 1) * (size_t)stride * elemsize + elemsize;
-    return shmemi_xlate(addr, extent, pe, fn);
+    struct strided r;
+    size_t extent = ((nblocks - 1) * (size_t)stride + bsize) * es;
+    r.mapped = shmemi_resolve(addr, extent, pe, fn, &r.sg, &r.off);
+    return r;
 }
 
-static void copy_strided(char *d, const char *s, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t es) {
-    size_t ds = (size_t)dst * es, ss = (size_t)sst * es;
-    switch (es) {
-    case 4:
-        for (size_t i = 0; i < nelems; i++)
-            memcpy(d + i * ds, s + i * ss, 4);
-        break;
-    case 8:
-        for (size_t i = 0; i < nelems; i++)
-            memcpy(d + i * ds, s + i * ss, 8);
-        break;
-    default:
-        for (size_t i = 0; i < nelems; i++)
-            memcpy(d + i * ds, s + i * ss, es);
+/* Moves nblocks blocks of bsize elements; block b starts at b*dst elements of d and b*sst elements of s. put: the
+ * remote side is the destination. */
+static void move_blocks(shmem_ctx_t ctx, int put, const struct strided *r, char *local, ptrdiff_t lst, ptrdiff_t rst,
+                        size_t bsize, size_t nblocks, size_t es, int pe) {
+    size_t ls = (size_t)lst * es, rs = (size_t)rst * es, len = bsize * es;
+    if (r->mapped && len == 4 && put) { /* constant-size copies: the common element-wise iput/iget */
+        for (size_t b = 0; b < nblocks; b++)
+            memcpy(r->mapped + b * rs, local + b * ls, 4);
+    } else if (r->mapped && len == 8 && put) {
+        for (size_t b = 0; b < nblocks; b++)
+            memcpy(r->mapped + b * rs, local + b * ls, 8);
+    } else if (r->mapped && len == 4) {
+        for (size_t b = 0; b < nblocks; b++)
+            memcpy(local + b * ls, r->mapped + b * rs, 4);
+    } else if (r->mapped && len == 8) {
+        for (size_t b = 0; b < nblocks; b++)
+            memcpy(local + b * ls, r->mapped + b * rs, 8);
     }
+    if (r->mapped && (len == 4 || len == 8))
+        return;
+    if (r->mapped) {
+        for (size_t b = 0; b < nblocks; b++) {
+            if (put)
+                memcpy(r->mapped + b * rs, local + b * ls, len);
+            else
+                memcpy(local + b * ls, r->mapped + b * rs, len);
+        }
+        return;
+    }
+    for (size_t b = 0; b < nblocks; b++) {
+        if (put)
+            shmemi_ofi_put(ctx, r->sg, r->off + b * rs, local + b * ls, len, pe, 1);
+        else
+            shmemi_ofi_get(ctx, r->sg, r->off + b * rs, local + b * ls, len, pe, 1);
+    }
+    shmemi_ofi_quiet(ctx);
+}
+
+static int nothing_to_move(size_t n, int pe, const char *fn) {
+    if (n)
+        return 0;
+    if ((unsigned)pe >= (unsigned)shmemi_rt.n_pes)
+        shmemi_err_pe(fn, pe);
+    return 1;
 }
 
 void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t es,
                  int pe, const char *fn) {
     pe = shmemi_ctx_pe(ctx, pe, fn);
-    if (!nelems) {
-        if ((unsigned)pe >= (unsigned)shmemi_rt.n_pes)
-            shmemi_err_pe(fn, pe);
+    if (nothing_to_move(nelems, pe, fn))
         return;
-    }
-    char *d = xlate_strided(dest, dst, nelems, es, pe, fn);
+    struct strided r = resolve_strided(dest, dst, nelems, 1, es, pe, fn);
     check_buf(src, nelems, fn, "source");
-    copy_strided(d, src, dst, sst, nelems, es);
+    move_blocks(ctx, 1, &r, (char *)(uintptr_t)src, sst, dst, 1, nelems, es, pe);
     shmemi_ring(pe, dest, ((nelems - 1) * (size_t)dst + 1) * es);
 }
 
 void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t es,
                  int pe, const char *fn) {
     pe = shmemi_ctx_pe(ctx, pe, fn);
-    if (!nelems) {
-        if ((unsigned)pe >= (unsigned)shmemi_rt.n_pes)
-            shmemi_err_pe(fn, pe);
+    if (nothing_to_move(nelems, pe, fn))
         return;
-    }
-    const char *s = xlate_strided(src, sst, nelems, es, pe, fn);
+    struct strided r = resolve_strided(src, sst, nelems, 1, es, pe, fn);
     check_buf(dest, nelems, fn, "dest");
-    copy_strided(dest, s, dst, sst, nelems, es);
+    move_blocks(ctx, 0, &r, dest, dst, sst, 1, nelems, es, pe);
 }
 
 /* Blocked strides: block b of bsize contiguous elements starts at b*stride elements on each side. */
 void shmemi_ibput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
                   size_t nblocks, size_t es, int pe, const char *fn) {
     pe = shmemi_ctx_pe(ctx, pe, fn);
-    if (!nblocks || !bsize) {
-        if ((unsigned)pe >= (unsigned)shmemi_rt.n_pes)
-            shmemi_err_pe(fn, pe);
+    if (nothing_to_move(nblocks && bsize, pe, fn))
         return;
-    }
     if (dst < 0 || sst < 0)
         shmemi_fatal(fn, "negative strides are not supported");
-    char *d = shmemi_xlate(dest, ((nblocks - 1) * (size_t)dst + bsize) * es, pe, fn);
+    struct strided r = resolve_strided(dest, dst, nblocks, bsize, es, pe, fn);
     check_buf(src, nblocks, fn, "source");
-    for (size_t b = 0; b < nblocks; b++)
-        memcpy(d + b * (size_t)dst * es, (const char *)src + b * (size_t)sst * es, bsize * es);
+    move_blocks(ctx, 1, &r, (char *)(uintptr_t)src, sst, dst, bsize, nblocks, es, pe);
     shmemi_ring(pe, dest, ((nblocks - 1) * (size_t)dst + bsize) * es);
 }
 
 void shmemi_ibget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
                   size_t nblocks, size_t es, int pe, const char *fn) {
     pe = shmemi_ctx_pe(ctx, pe, fn);
-    if (!nblocks || !bsize) {
-        if ((unsigned)pe >= (unsigned)shmemi_rt.n_pes)
-            shmemi_err_pe(fn, pe);
+    if (nothing_to_move(nblocks && bsize, pe, fn))
         return;
-    }
     if (dst < 0 || sst < 0)
         shmemi_fatal(fn, "negative strides are not supported");
-    const char *s = shmemi_xlate(src, ((nblocks - 1) * (size_t)sst + bsize) * es, pe, fn);
+    struct strided r = resolve_strided(src, sst, nblocks, bsize, es, pe, fn);
     check_buf(dest, nblocks, fn, "dest");
-    for (size_t b = 0; b < nblocks; b++)
-        memcpy((char *)dest + b * (size_t)dst * es, s + b * (size_t)sst * es, bsize * es);
+    move_blocks(ctx, 0, &r, dest, dst, sst, bsize, nblocks, es, pe);
 }
 
 /* ---- put with signal: the data must be visible before the signal is ---- */
 void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, uint64_t *sig_addr, uint64_t signal,
                        int sig_op, int pe, const char *fn) {
     pe = shmemi_ctx_pe(ctx, pe, fn);
-    uint64_t *sig = (uint64_t *)(void *)shmemi_xlate(sig_addr, sizeof *sig_addr, pe, fn);
-    if (SHMEMI_UNLIKELY((uintptr_t)sig & 7))
+    struct shmemi_seg *ssg, *dsg = NULL;
+    size_t soff, doff = 0;
+    uint64_t *sig = (uint64_t *)(void *)shmemi_resolve(sig_addr, sizeof *sig_addr, pe, fn, &ssg, &soff);
+    if (SHMEMI_UNLIKELY(((uintptr_t)sig_addr - (uintptr_t)ssg->base) & 7))
         shmemi_fatal(fn, "sig_addr %p is not 8-byte aligned", (void *)sig_addr);
-    if (nbytes) {
-        char *d = shmemi_xlate(dest, nbytes, pe, fn);
-        check_buf(src, nbytes, fn, "source");
-        memcpy(d, src, nbytes);
-        shmemi_store_fence();
-    }
-    if (sig_op == SHMEM_SIGNAL_SET)
-        __atomic_store_n(sig, signal, __ATOMIC_RELEASE);
-    else if (sig_op == SHMEM_SIGNAL_ADD)
-        __atomic_fetch_add(sig, signal, __ATOMIC_SEQ_CST);
-    else
+    if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
         shmemi_fatal(fn, "sig_op %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD", sig_op);
+    char *d = NULL;
+    if (nbytes) {
+        d = shmemi_resolve(dest, nbytes, pe, fn, &dsg, &doff);
+        check_buf(src, nbytes, fn, "source");
+        if (!d && (!sig || shmemi_rt.amo_net)) { /* all on the network: the transport orders them */
+            shmemi_ofi_put_signal(ctx, dsg, doff, src, nbytes, ssg, soff, signal, sig_op, pe);
+            return;
+        }
+        if (d) {
+            memcpy(d, src, nbytes);
+            shmemi_store_fence();
+        } else {
+            shmemi_ofi_put(ctx, dsg, doff, src, nbytes, pe, 1);
+            shmemi_ofi_quiet(ctx);
+        }
+    }
+    if (!sig || shmemi_rt.amo_net) /* signals are atomics: with the fabric's when it is in use */
+        shmemi_ofi_amo(ctx, sig_op == SHMEM_SIGNAL_SET ? SHMEMI_AMO_SET : SHMEMI_AMO_ADD, ssg, soff, signal, 0, 8, pe);
+    else if (sig_op == SHMEM_SIGNAL_SET)
+        __atomic_store_n(sig, signal, __ATOMIC_RELEASE);
+    else
+        __atomic_fetch_add(sig, signal, __ATOMIC_SEQ_CST);
     shmemi_ring(pe, sig_addr, sizeof *sig_addr);
-    if (nbytes)
+    if (d)
         shmemi_ring(pe, dest, nbytes);
 }
 
@@ -257,10 +344,18 @@ static inline uint64_t amo64(uint64_t *p, int op, uint64_t value, uint64_t cond)
 uint64_t shmemi_amo(shmem_ctx_t ctx, int op, void *dest, uint64_t value, uint64_t cond, size_t size, int pe,
                     const char *fn) {
     pe = shmemi_ctx_pe(ctx, pe, fn);
-    char *p = shmemi_xlate(dest, size, pe, fn);
-    if (SHMEMI_UNLIKELY((uintptr_t)p & (size - 1)))
+    struct shmemi_seg *sg;
+    size_t off;
+    char *p = shmemi_resolve(dest, size, pe, fn, &sg, &off);
+    if (SHMEMI_UNLIKELY(off & (size - 1)))
         shmemi_fatal(fn, "dest %p is not aligned to its %zu-byte type; atomics need naturally aligned objects", dest,
                      size);
+    if (SHMEMI_UNLIKELY(!p || shmemi_rt.amo_net)) {
+        uint64_t r = shmemi_ofi_amo(ctx, op, sg, off, value, cond, size, pe);
+        if (p && op != SHMEMI_AMO_FETCH)
+            shmemi_ring(pe, dest, size);
+        return r;
+    }
     uint64_t r =
         size == 8 ? amo64((uint64_t *)(void *)p, op, value, cond) : amo32((uint32_t *)(void *)p, op, value, cond);
     if (op != SHMEMI_AMO_FETCH)
@@ -281,16 +376,30 @@ void shmemi_amo_nbi(shmem_ctx_t ctx, int op, void *fetch, void *dest, uint64_t v
     }
 }
 
-/* ---- ordering: with every peer mapped, completion is store visibility ---- */
-void shmem_fence(void) { shmemi_store_fence(); }
-void shmem_quiet(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-void shmem_ctx_fence(shmem_ctx_t ctx) { shmemi_store_fence(); }
-void shmem_ctx_quiet(shmem_ctx_t ctx) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-
-void shmem_pe_quiet(const int *target_pes, size_t npes) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes) {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+/* ---- ordering: a mapped peer's stores are visible once fenced; the network's complete at its quiet ---- */
+void shmem_fence(void) {
+    shmemi_store_fence();
+    if (shmemi_ofi_up)
+        shmemi_ofi_fence(SHMEM_CTX_DEFAULT);
 }
+void shmem_quiet(void) {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (shmemi_ofi_up)
+        shmemi_ofi_quiet(SHMEM_CTX_DEFAULT);
+}
+void shmem_ctx_fence(shmem_ctx_t ctx) {
+    shmemi_store_fence();
+    if (shmemi_ofi_up)
+        shmemi_ofi_fence(ctx);
+}
+void shmem_ctx_quiet(shmem_ctx_t ctx) {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (shmemi_ofi_up)
+        shmemi_ofi_quiet(ctx);
+}
+
+void shmem_pe_quiet(const int *target_pes, size_t npes) { shmem_quiet(); }
+void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes) { shmem_ctx_quiet(ctx); }
 
 void shmem_clear_cache_inv(void) {}
 void shmem_set_cache_inv(void) {}

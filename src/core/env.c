@@ -221,6 +221,13 @@ int shmemi_env_read(char *err, size_t errlen) {
     }
     if (shmemi_env.wait_spin < -1 || shmemi_env.wait_yield < 0)
         return errf(err, errlen, "SHMEM_WAIT_SPIN must be -1 (auto) or >= 0 and SHMEM_WAIT_YIELD >= 0");
+    if (strcmp(shmemi_env.transport, "auto") && strcmp(shmemi_env.transport, "shm") &&
+        strcmp(shmemi_env.transport, "ofi"))
+        return errf(err, errlen, "SHMEM_TRANSPORT='%s' is not valid: expected auto, shm or ofi", shmemi_env.transport);
+    if (strcmp(shmemi_env.bootstrap, "auto") && strcmp(shmemi_env.bootstrap, "local") &&
+        strcmp(shmemi_env.bootstrap, "pmix"))
+        return errf(err, errlen, "SHMEM_BOOTSTRAP='%s' is not valid: expected auto, local or pmix",
+                    shmemi_env.bootstrap);
 
     shmemi_npartitions = 0;
     for (char **e = environ; e && *e; e++) {

@@ -8,6 +8,7 @@
 #include "bootstrap/bootstrap.h"
 #include "coll/coll.h"
 #include "state.h"
+#include "transport/ofi/ofi.h"
 
 struct shmemi_state shmemi_rt = {.my_pe = 0, .n_pes = 0};
 
@@ -36,7 +37,7 @@ static void do_init(int requested, const char *fn) {
         fprintf(stderr, "gshmem: %s: %s\n", fn, err);
         exit(1);
     }
-    struct shmemb_info info;
+    struct shmemb_info info = {0};
     if (shmemb_init(&info))
         exit(1); /* the bootstrap said why */
     shmemi_rt.my_pe = info.rank;
@@ -45,16 +46,43 @@ static void do_init(int requested, const char *fn) {
     shmemi_rt.thread_level = requested < SHMEM_THREAD_SINGLE     ? SHMEM_THREAD_SINGLE
                              : requested > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
                                                                  : requested;
+    /* who is mapped: the node-local PEs (all of them under oshrun), only this one under SHMEM_TRANSPORT=ofi */
+    shmemi_rt.local = calloc((size_t)info.size, 1);
+    if (!shmemi_rt.local)
+        init_fail(fn, "out of memory");
+    int force_net = !strcmp(shmemi_env.transport, "ofi");
+    for (int i = 0; i < (info.local_ranks ? info.nlocal : info.size); i++) {
+        int r = info.local_ranks ? info.local_ranks[i] : i;
+        if (r >= 0 && r < info.size && (!force_net || r == info.rank))
+            shmemi_rt.local[r] = 1;
+    }
+    shmemi_rt.local[info.rank] = 1;
+    shmemi_rt.nlocal = 0;
+    for (int i = 0; i < info.size; i++)
+        shmemi_rt.nlocal += shmemi_rt.local[i];
+    if (shmemi_rt.nlocal < info.size && !strcmp(shmemi_env.transport, "shm")) {
+        snprintf(err, sizeof err,
+                 "SHMEM_TRANSPORT=shm, but %d of the %d PEs are on other nodes; unset it (or set auto) so they are "
+                 "reached through libfabric",
+                 info.size - shmemi_rt.nlocal, info.size);
+        init_fail(fn, err);
+    }
     if (shmemi_env.wait_spin >= 0) {
         shmemi_rt.wait_spin = (unsigned long)shmemi_env.wait_spin;
     } else {
         cpu_set_t set;
         int cpus = sched_getaffinity(0, sizeof set, &set) ? 1 : CPU_COUNT(&set);
-        /* all PEs of the local bootstrap share this node */
-        shmemi_rt.wait_spin = shmemi_rt.n_pes > cpus ? 20 : 2000;
+        /* PEs of this node share its CPUs (under SHMEM_TRANSPORT=ofi on one machine too: count them all then) */
+        int here = force_net ? (info.local_ranks ? info.nlocal : info.size) : shmemi_rt.nlocal;
+        shmemi_rt.wait_spin = here > cpus ? 20 : 2000;
     }
     if (shmemi_segments_create(err, sizeof err))
         init_fail(fn, err);
+    if (shmemi_rt.nlocal < shmemi_rt.n_pes) {
+        if (shmemi_ofi_init(err, sizeof err))
+            init_fail(fn, err);
+        shmemi_rt.amo_net = 1;
+    }
     shmemi_teams_init();
     shmemi_rt.init_state = 1;
     static int atexit_done;
@@ -91,6 +119,7 @@ void shmem_finalize(void) {
     if (shmemi_rt.init_state != 1)
         return;
     shmem_barrier_all();
+    shmemi_ofi_fini();
     shmemi_segments_destroy();
     shmemi_rt.nsegs = 0;
     shmemi_rt.init_state = 2;
@@ -111,16 +140,14 @@ int shmem_n_pes(void) { return shmemi_rt.init_state == 1 ? shmemi_rt.n_pes : -1;
 int _my_pe(void) { return shmem_my_pe(); }
 int _num_pes(void) { return shmem_n_pes(); }
 
-int shmem_pe_accessible(int pe) {
-    return shmemi_rt.init_state == 1 && pe >= 0 && pe < shmemi_rt.n_pes && shmemi_rt.ctl[pe] != NULL;
-}
+/* Every PE of the job is reachable (mapped, or through the network transport). */
+int shmem_pe_accessible(int pe) { return shmemi_rt.init_state == 1 && pe >= 0 && pe < shmemi_rt.n_pes; }
 
 int shmem_addr_accessible(const void *addr, int pe) {
     if (!shmem_pe_accessible(pe))
         return 0;
     size_t off;
-    struct shmemi_seg *s = shmemi_find_seg(addr, &off);
-    return s && s->peer[pe] != NULL;
+    return shmemi_find_seg(addr, &off) != NULL;
 }
 
 void *shmem_ptr(const void *dest, int pe) {
@@ -154,7 +181,16 @@ void shmem_info_get_name(char *name) {
 
 void shmemi_info_print(FILE *f) {
     fprintf(f, "gshmem %s — OpenSHMEM %d.%d\n", GSHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
-    fprintf(f, "Build: transports shm (intra-node); bootstrap local (oshrun) and singleton; GPU: none\n");
+    fprintf(f, "Build: transports shm (intra-node)%s; bootstrap local (oshrun) and singleton; GPU: none\n",
+#ifdef GSHMEM_HAVE_OFI
+            ", ofi (libfabric, between nodes)"
+#else
+            "; no libfabric (one node only)"
+#endif
+    );
+    const char *ofi = shmemi_ofi_describe();
+    if (ofi)
+        fprintf(f, "Network transport in use: libfabric %s\n", ofi);
     fprintf(f, "Environment variables (current value, default):\n");
     shmemi_env_print(f, 1);
 }

@@ -44,7 +44,8 @@ struct shmemi_ctl {
     _Alignas(SHMEMI_CACHELINE) uint64_t aset_vote[SHMEMI_MAX_TEAMS + 1]; /* slot offers of an active set's team */
     struct shmemi_coll_slot {
         _Alignas(SHMEMI_CACHELINE) uint64_t ready; /* last collective epoch this PE entered (team epochs) */
-        uint64_t meta[SHMEMI_COLL_DEPTH];          /* per buffer: bytes published (collect) */
+        uint64_t arrive;                  /* network barriers: arrivals of the other members, added by fabric atomics */
+        uint64_t meta[SHMEMI_COLL_DEPTH]; /* per buffer: bytes published (collect) */
         _Alignas(SHMEMI_CACHELINE) char data[SHMEMI_COLL_DEPTH][SHMEMI_COLL_SCRATCH];
     } coll[SHMEMI_MAX_TEAMS];
 };
@@ -59,7 +60,9 @@ struct gshmem_team {
     uint64_t base;           /* epoch the team started from (its slot's earlier owners left epochs <= base) */
     shmem_team_config_t config;
     long config_mask;
-    int nctx; /* contexts created from this team and not yet destroyed */
+    int nctx;          /* contexts created from this team and not yet destroyed */
+    int net;           /* some member's control block is not mapped: collectives go through RMA and atomics */
+    uint64_t arrivals; /* network barriers: arrivals this PE has counted in its slot (see coll.c) */
 };
 
 /* Contexts: with every peer mapped a context is an ordering domain whose operations complete as the CPU performs
@@ -68,6 +71,7 @@ struct gshmem_ctx {
     struct gshmem_team *team;
     long options;
     int start, stride, size; /* copy of the team's mapping for the RMA path */
+    void *net;               /* its own libfabric endpoint (private contexts), or NULL for endpoint 0 */
 };
 
 struct shmemi_state {
@@ -79,7 +83,11 @@ struct shmemi_state {
     struct shmemi_seg segs[SHMEMI_MAX_SEGS];
     struct shmemi_seg internal; /* control blocks, not addressable by users */
     struct shmemi_ctl **ctl;    /* [n_pes] mapped control blocks (NULL if not on this node) */
-    unsigned long wait_spin;    /* effective SHMEM_WAIT_SPIN */
+    unsigned char *local;       /* [n_pes] 1: on this node, its segments are mapped (shared-memory path) */
+    int nlocal;                 /* PEs mapped, this one included */
+    int amo_net; /* atomics go through the fabric, even to mapped peers: CPU atomics on a word are not atomic with
+                  * respect to the fabric's (the provider may apply them with plain loads and stores) */
+    unsigned long wait_spin; /* effective SHMEM_WAIT_SPIN */
     size_t page;
     char jobid[64];
 };
@@ -118,6 +126,19 @@ static inline char *shmemi_xlate(const void *addr, size_t len, int pe, const cha
     return s->peer[pe] + off;
 }
 
+/* Like shmemi_xlate, but a peer that is not mapped is not an error: returns NULL with *seg and *off set, and the
+ * caller takes the network path. */
+static inline char *shmemi_resolve(const void *addr, size_t len, int pe, const char *fn, struct shmemi_seg **seg,
+                                   size_t *off) {
+    if (SHMEMI_UNLIKELY((unsigned)pe >= (unsigned)shmemi_rt.n_pes))
+        shmemi_err_pe(fn, pe);
+    struct shmemi_seg *s = shmemi_find_seg(addr, off);
+    if (SHMEMI_UNLIKELY(!s || len > s->size - *off))
+        shmemi_err_sym(fn, addr, len, pe);
+    *seg = s;
+    return s->peer[pe] ? s->peer[pe] + *off : NULL;
+}
+
 /* PE argument of an RMA/AMO on `ctx` -> world PE (team contexts number PEs within their team). */
 SHMEMI_HIDDEN int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *fn);
 static inline int shmemi_ctx_pe(shmem_ctx_t ctx, int pe, const char *fn) {
@@ -135,10 +156,12 @@ SHMEMI_HIDDEN void shmemi_ring_slow(struct shmemi_ctl *c, const void *addr, size
 /* After a store to [addr, addr+len) (a symmetric address as this PE sees it) in `pe`'s copy. */
 static inline void shmemi_ring(int pe, const void *addr, size_t len) {
     struct shmemi_ctl *c = shmemi_rt.ctl[pe];
-    if (SHMEMI_UNLIKELY(__atomic_load_n(&c->sleepers, __ATOMIC_RELAXED)))
+    if (SHMEMI_UNLIKELY(c && __atomic_load_n(&c->sleepers, __ATOMIC_RELAXED)))
         shmemi_ring_slow(c, addr, len);
 }
 SHMEMI_HIDDEN void shmemi_ring_force(int pe);
+/* The network progress thread, after traffic: wakes this PE's sleepers if what they wait on may have changed. */
+SHMEMI_HIDDEN void shmemi_wake_after_traffic(void);
 SHMEMI_HIDDEN void shmemi_ring_all(void);
 
 static inline void shmemi_cpu_relax(void) {
@@ -167,6 +190,7 @@ struct shmemi_waiter {
     unsigned sleeps;
     const void *addr; /* the symmetric bytes waited on, or NULL for internal waits */
     size_t len;
+    int driving; /* counted as driving the network provider (see shmemi_ofi_driving) */
 };
 SHMEMI_HIDDEN void shmemi_waiter_pause(struct shmemi_waiter *w); /* spin/yield phases; sets up sleeping */
 SHMEMI_HIDDEN void shmemi_waiter_sleep(struct shmemi_waiter *w); /* futex wait on bell (after re-check) */
@@ -176,7 +200,7 @@ SHMEMI_HIDDEN void shmemi_waiter_done(struct shmemi_waiter *w);
 #define SHMEMI_WAIT_FOR_VAR(cond, var, varlen)                                                                         \
     do {                                                                                                               \
         if (!(cond)) {                                                                                                 \
-            struct shmemi_waiter w_ = {0, 0, 0, 0, (var), (varlen)};                                                   \
+            struct shmemi_waiter w_ = {0, 0, 0, 0, (var), (varlen), 0};                                                \
             for (;;) {                                                                                                 \
                 shmemi_waiter_pause(&w_);                                                                              \
                 if (cond)                                                                                              \

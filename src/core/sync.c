@@ -10,7 +10,7 @@ void shmemi_barrier_internal(void) { shmemi_team_sync_internal(&gshmem_team_worl
 
 void shmem_barrier_all(void) {
     shmemi_check_init("shmem_barrier_all");
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* quiet: our puts are visible before anyone leaves */
+    shmem_quiet(); /* our puts are visible before anyone leaves */
     shmemi_barrier_internal();
 }
 
@@ -20,38 +20,50 @@ void shmem_sync_all(void) {
     shmemi_barrier_internal();
 }
 
-/* Locks: the lock word on PE 0 holds 0 when free, owner+1 when held. */
+/* Locks: the lock word on PE 0 holds 0 when free, owner+1 when held. A mapped word takes CPU atomics; otherwise
+ * (PE 0 on another node, or atomics going through the fabric) the lock is fabric compare-and-swap on it. */
 static long *lock_word(long *lock, const char *fn) {
     shmemi_check_init(fn);
     if (!lock)
         shmemi_err_null(fn, "lock");
-    return (long *)(void *)shmemi_xlate(lock, sizeof *lock, 0, fn);
+    struct shmemi_seg *sg;
+    size_t off;
+    char *w = shmemi_resolve(lock, sizeof *lock, 0, fn, &sg, &off);
+    return shmemi_rt.amo_net ? NULL : (long *)(void *)w;
 }
 
-static int try_acquire(long *w) {
-    long expected = 0;
+static int try_acquire(long *w, long *lock, const char *fn) {
+    long expected = 0, me = (long)shmemi_rt.my_pe + 1;
+    if (!w)
+        return shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_CSWAP, lock, (uint64_t)me, 0, sizeof(long), 0, fn) == 0;
     return __atomic_load_n(w, __ATOMIC_RELAXED) == 0 &&
-           __atomic_compare_exchange_n(w, &expected, (long)shmemi_rt.my_pe + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+           __atomic_compare_exchange_n(w, &expected, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
 void shmem_set_lock(long *lock) {
-    long *w = lock_word(lock, "shmem_set_lock");
-    SHMEMI_WAIT_FOR(try_acquire(w));
+    const char *fn = "shmem_set_lock";
+    long *w = lock_word(lock, fn);
+    SHMEMI_WAIT_FOR(try_acquire(w, lock, fn));
 }
 
 int shmem_test_lock(long *lock) {
-    long *w = lock_word(lock, "shmem_test_lock");
-    return try_acquire(w) ? 0 : 1;
+    const char *fn = "shmem_test_lock";
+    long *w = lock_word(lock, fn);
+    return try_acquire(w, lock, fn) ? 0 : 1;
 }
 
 void shmem_clear_lock(long *lock) {
     const char *fn = "shmem_clear_lock";
     long *w = lock_word(lock, fn);
-    long held = __atomic_load_n(w, __ATOMIC_RELAXED);
+    long held = w ? __atomic_load_n(w, __ATOMIC_RELAXED)
+                  : (long)shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_FETCH, lock, 0, 0, sizeof(long), 0, fn);
     if (held != (long)shmemi_rt.my_pe + 1)
         shmemi_fatal(fn, "this PE does not hold the lock at %p (%s); call shmem_set_lock first", (void *)lock,
                      held ? "another PE holds it" : "it is free");
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* quiet: the protected updates complete before release */
-    __atomic_store_n(w, 0L, __ATOMIC_RELEASE);
+    shmem_quiet(); /* the protected updates complete before release */
+    if (w)
+        __atomic_store_n(w, 0L, __ATOMIC_RELEASE);
+    else
+        shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_SET, lock, 0, 0, sizeof(long), 0, fn);
     shmemi_ring_all(); /* waiters sleep on their own PE's bell */
 }

@@ -10,6 +10,7 @@
 
 #include "coll/coll.h"
 #include "state.h"
+#include "transport/ofi/ofi.h"
 
 struct gshmem_team gshmem_team_world;
 struct gshmem_team gshmem_team_shared;
@@ -21,6 +22,9 @@ enum { SLOT_FREE, SLOT_USED, SLOT_RESERVED };
 static unsigned char slot_used[SHMEMI_MAX_TEAMS];
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Network barriers count arrivals in a slot of this PE's control block; a team that takes the slot starts from
+ * the count its previous owner left (stable once that team's last barrier, in shmem_team_destroy, is over). */
+static uint64_t slot_arrivals[SHMEMI_MAX_TEAMS];
 
 static void team_set(struct gshmem_team *t, int start, int stride, int size, int my_pe, int slot, uint64_t base) {
     t->start = start;
@@ -31,6 +35,10 @@ static void team_set(struct gshmem_team *t, int start, int stride, int size, int
     t->epoch = base;
     t->base = base;
     t->nctx = 0;
+    t->net = 0;
+    for (int i = 0; i < size; i++)
+        t->net |= !shmemi_rt.ctl[start + i * stride];
+    t->arrivals = slot_arrivals[slot];
     pthread_mutex_lock(&slot_lock);
     slot_used[slot] = SLOT_USED;
     pthread_mutex_unlock(&slot_lock);
@@ -39,10 +47,29 @@ static void team_set(struct gshmem_team *t, int start, int stride, int size, int
 void shmemi_teams_init(void) {
     int n = shmemi_rt.n_pes, me = shmemi_rt.my_pe;
     memset(slot_used, 0, sizeof slot_used);
+    memset(slot_arrivals, 0, sizeof slot_arrivals);
     team_set(&gshmem_team_world, 0, 1, n, me, 0, 0);
     gshmem_team_world.predefined = 1;
-    /* every PE of the local bootstrap is on this node */
-    team_set(&gshmem_team_shared, 0, 1, n, me, 1, 0);
+    /* SHARED: the PEs whose memory this one maps. Teams are strided sets, so node-local PEs that are not evenly
+     * spaced (an unusual launcher mapping) leave SHARED as this PE alone, which is still correct to use. */
+    int first = -1, stride = 0, count = 0, strided = 1, idx = 0;
+    for (int pe = 0; pe < n; pe++) {
+        if (!shmemi_rt.local[pe])
+            continue;
+        if (pe == me)
+            idx = count;
+        if (count == 1)
+            stride = pe - first;
+        else if (count > 1 && pe - (first + (count - 1) * stride) != stride)
+            strided = 0;
+        if (first < 0)
+            first = pe;
+        count++;
+    }
+    if (!strided || count == 1)
+        team_set(&gshmem_team_shared, me, 1, 1, 0, 1, 0);
+    else
+        team_set(&gshmem_team_shared, first, stride, count, idx, 1, 0);
     gshmem_team_shared.predefined = 1;
     gshmem_ctx_default.team = &gshmem_team_world;
     gshmem_ctx_default.start = 0;
@@ -278,6 +305,7 @@ static void ctx_unlink(struct gshmem_ctx *ctx) {
             struct ctx_node *dead = *pp;
             *pp = dead->next;
             dead->ctx.team->nctx--;
+            shmemi_ofi_ctx_destroy(&dead->ctx);
             free(dead);
             return;
         }
@@ -301,6 +329,8 @@ void shmem_team_destroy(shmem_team_t team) {
     }
     pthread_mutex_unlock(&ctx_lock);
     pthread_mutex_lock(&slot_lock);
+    slot_arrivals[team->slot] =
+        __atomic_load_n(&shmemi_rt.ctl[shmemi_rt.my_pe]->coll[team->slot].arrive, __ATOMIC_ACQUIRE);
     slot_used[team->slot] = SLOT_FREE;
     pthread_mutex_unlock(&slot_lock);
     team->size = 0;
@@ -326,6 +356,7 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx) {
     c->ctx.start = team->start;
     c->ctx.stride = team->stride;
     c->ctx.size = team->size;
+    shmemi_ofi_ctx_create(&c->ctx);
     pthread_mutex_lock(&ctx_lock);
     c->next = ctx_list;
     ctx_list = c;
@@ -348,7 +379,7 @@ void shmem_ctx_destroy(shmem_ctx_t ctx) {
     shmemi_check_init(fn);
     if (ctx == SHMEM_CTX_DEFAULT)
         shmemi_fatal(fn, "SHMEM_CTX_DEFAULT cannot be destroyed; destroy only contexts from shmem_ctx_create");
-    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* destroying a context completes its operations (quiet) */
+    shmem_ctx_quiet(ctx); /* destroying a context completes its operations */
     pthread_mutex_lock(&ctx_lock);
     ctx_unlink(ctx);
     pthread_mutex_unlock(&ctx_lock);
@@ -372,7 +403,7 @@ void shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_sess
         shmemi_err_null("shmem_ctx_session_start", "config");
 }
 
-void shmem_ctx_session_stop(shmem_ctx_t ctx) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+void shmem_ctx_session_stop(shmem_ctx_t ctx) { shmem_ctx_quiet(ctx); }
 
 int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *fn) {
     if (!ctx)

@@ -1,6 +1,7 @@
 /* wait.c - back-off waiting (spin, yield, then sleep on a futex until a peer's write rings this PE) and the
  * point-to-point synchronization routines built on it. PEs are oversubscribed in practice: never spin forever. */
 #include <errno.h>
+#include <pthread.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "state.h"
+#include "transport/ofi/ofi.h"
 
 static void futex_wait(uint32_t *addr, uint32_t val, long ns) {
     struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
@@ -35,7 +37,7 @@ void shmemi_ring_slow(struct shmemi_ctl *c, const void *addr, size_t len) {
 
 void shmemi_ring_force(int pe) {
     struct shmemi_ctl *c = shmemi_rt.ctl[pe];
-    if (__atomic_load_n(&c->sleepers, __ATOMIC_RELAXED))
+    if (c && __atomic_load_n(&c->sleepers, __ATOMIC_RELAXED)) /* a peer off this node: its progress thread rings */
         wake(c);
 }
 
@@ -45,8 +47,87 @@ void shmemi_ring_all(void) {
             shmemi_ring_force(pe);
 }
 
+/* ---- waking sleepers after network traffic ----
+ * Data from the network lands silently (the progress thread sees bytes on a socket, not which word changed). So a
+ * thread going to sleep leaves a snapshot of the word it waits on, and the progress thread rings this PE's bell only
+ * when that word changed: serving a peer's get or atomic does not wake a PE that waits for something else. A wait on
+ * several words, or several sleeping threads, fall back to ringing after every burst of traffic. */
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    int n;         /* threads asleep with a watch */
+    int any;       /* ring on any traffic */
+    const void *p; /* the watched word (n == 1, !any) */
+    size_t len;
+    uint64_t snap;
+} watch;
+
+static uint64_t read_word(const void *p, size_t len) {
+    uint64_t v = 0;
+    switch (len) {
+    case 1: v = __atomic_load_n((const uint8_t *)p, __ATOMIC_ACQUIRE); break;
+    case 2: v = __atomic_load_n((const uint16_t *)p, __ATOMIC_ACQUIRE); break;
+    case 4: v = __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE); break;
+    default: v = __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE); break;
+    }
+    return v;
+}
+
+static int watchable(const void *p, size_t len) {
+    return p && (len == 1 || len == 2 || len == 4 || len == 8) && !((uintptr_t)p & (len - 1));
+}
+
+static void watch_set(struct shmemi_waiter *w, int first) {
+    pthread_mutex_lock(&watch_lock);
+    if (first)
+        watch.n++;
+    if (watch.n > 1 || !watchable(w->addr, w->len)) {
+        watch.any = 1;
+    } else {
+        watch.any = 0;
+        watch.p = w->addr;
+        watch.len = w->len;
+        watch.snap = read_word(w->addr, w->len);
+    }
+    pthread_mutex_unlock(&watch_lock);
+}
+
+static void watch_clear(void) {
+    pthread_mutex_lock(&watch_lock);
+    if (--watch.n == 0)
+        watch.any = 0;
+    pthread_mutex_unlock(&watch_lock);
+}
+
+void shmemi_wake_after_traffic(void) {
+    struct shmemi_ctl *me = shmemi_rt.ctl[shmemi_rt.my_pe];
+    if (!__atomic_load_n(&me->sleepers, __ATOMIC_ACQUIRE))
+        return;
+    pthread_mutex_lock(&watch_lock);
+    int ring = watch.n == 0 || watch.any || read_word(watch.p, watch.len) != watch.snap;
+    pthread_mutex_unlock(&watch_lock);
+    if (ring)
+        wake(me);
+}
+
 void shmemi_waiter_pause(struct shmemi_waiter *w) {
     unsigned long spin = shmemi_rt.wait_spin, yld = (unsigned long)shmemi_env.wait_yield;
+    if (shmemi_ofi_up) {
+        /* Drive the network ourselves while spinning: data lands without a switch to the progress thread. A
+         * network round trip is tens of microseconds, so stay awake (yielding) longer before sleeping: a peer's
+         * get or atomic on this PE is then served at once instead of after the progress thread wakes up. */
+        yld *= 1;
+        if (!w->driving) { /* the progress thread stands down while we drive */
+            w->driving = 1;
+            shmemi_ofi_driving(1);
+        }
+        if ((w->iter & 7) == 0 || w->iter >= spin)
+            shmemi_ofi_progress();
+        if (!shmemi_env.ofi_progress && w->iter >= spin) { /* no progress thread to ring us: never sleep */
+            sched_yield();
+            w->iter++;
+            return;
+        }
+    }
     if (w->iter < spin) {
         shmemi_cpu_relax();
         w->iter++;
@@ -73,8 +154,12 @@ void shmemi_waiter_pause(struct shmemi_waiter *w) {
         } else if (__atomic_load_n(&me->wait_seg, __ATOMIC_RELAXED) != seg || seg >= 0) {
             __atomic_store_n(&me->wait_seg, (int32_t)SHMEMI_WAITON_ANY, __ATOMIC_RELEASE);
         }
+        if (shmemi_ofi_up)
+            watch_set(w, 1);
         __atomic_fetch_add(&me->sleepers, 1, __ATOMIC_SEQ_CST);
         w->sleeping = 1;
+    } else if (shmemi_ofi_up) {
+        watch_set(w, 0); /* the word may have changed without satisfying the wait: snapshot it again */
     }
     w->seq = __atomic_load_n(&me->bell, __ATOMIC_SEQ_CST);
 }
@@ -84,10 +169,18 @@ void shmemi_waiter_sleep(struct shmemi_waiter *w) {
      * that do not ring (local threads); it grows so a long wait costs little CPU. */
     long ns = 50000L << (w->sleeps < 5 ? w->sleeps : 5);
     w->sleeps++;
+    if (w->driving) { /* asleep, we drive nothing: the progress thread takes over and rings us */
+        w->driving = 0;
+        shmemi_ofi_driving(0);
+    }
     futex_wait(&shmemi_rt.ctl[shmemi_rt.my_pe]->bell, w->seq, ns);
 }
 
 void shmemi_waiter_done(struct shmemi_waiter *w) {
+    if (w->driving)
+        shmemi_ofi_driving(0);
+    if (w->sleeping && shmemi_ofi_up)
+        watch_clear();
     if (w->sleeping)
         __atomic_fetch_sub(&shmemi_rt.ctl[shmemi_rt.my_pe]->sleepers, 1, __ATOMIC_SEQ_CST);
 }

@@ -165,7 +165,7 @@ static const char *seg_tag(const struct shmemi_seg *s, char *buf, size_t len) {
     }
 }
 
-/* Maps every peer's copy of every segment; all PEs of the local bootstrap share this node. */
+/* Maps every node-local peer's copy of a segment. */
 static int map_peers(struct shmemi_seg *s, char *err, size_t errlen) {
     s->peer = calloc((size_t)shmemi_rt.n_pes, sizeof *s->peer);
     if (!s->peer)
@@ -177,6 +177,8 @@ static int map_peers(struct shmemi_seg *s, char *err, size_t errlen) {
             s->peer[pe] = s->base;
             continue;
         }
+        if (!shmemi_rt.local[pe])
+            continue; /* another node (or SHMEM_TRANSPORT=ofi): reached through the network transport */
         char name[160];
         shm_name(name, sizeof name, pe, tag);
         int fd = shm_open(name, O_RDWR, 0);

@@ -273,7 +273,7 @@ static void team_ptr_checks(void) {
     shmem_barrier_all();
     for (int w = 0; w < npes; w++) {
         long want = -1;
-        if (t.idx >= 0 && fc_trip_index(t.start, t.stride, t.size, w) >= 0 && shmem_ptr(heap, me) != NULL)
+        if (t.idx >= 0 && fc_trip_index(t.start, t.stride, t.size, w) >= 0 && shmem_ptr(heap, w) != NULL)
             want = w * 100 + t.idx;
         CHECK(heap[64 + w] == want, "team_ptr store from world PE %d: %ld want %ld", w, heap[64 + w], want);
     }

@@ -10,8 +10,7 @@
 
 #define BIG (1 << 20)
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int rank, size, errors = 0;
     char host[256] = "";
     MPI_Init(&argc, &argv);

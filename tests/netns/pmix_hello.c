@@ -16,8 +16,7 @@
         errors++;                                                                                                      \
     } while (0)
 
-int main(void)
-{
+int main(void) {
     pmix_proc_t me, wild;
     pmix_value_t val, *vp = NULL;
     pmix_status_t rc;

@@ -1,0 +1,744 @@
+/* ofi.c - the libfabric transport (see ofi.h for the design in brief and docs/transport.md for the reasons). */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include "bootstrap/bootstrap.h"
+#include "transport/ofi/ofi.h"
+
+#define OFI_VERSION FI_VERSION(1, 17)
+#define NSEG (SHMEMI_MAX_SEGS + 1) /* user segments, then the control block */
+#define ADDR_MAX 56
+#define MAX_EPS 64 /* endpoint 0 plus private contexts' endpoints; more contexts share endpoint 0 */
+
+int shmemi_ofi_up;
+
+struct ofi_ep {
+    struct fid_ep *ep;
+    struct fid_cq *cq;
+    struct fid_cntr *cntr; /* counts every completed operation posted on ep (writes, reads, atomics) */
+    uint64_t posted;       /* operations posted (atomic: threads may share an endpoint) */
+    uint64_t errs_seen;
+    /* Writes and non-fetching atomics count as complete when the provider has taken them (rxm over tcp counts an
+     * injected write at once), not when they landed. Quiet therefore reads one word back from every PE written
+     * since the last quiet: on an ordered connection (FI_ORDER_RMA_RAW) the read returns after the writes landed. */
+    unsigned char *dirty; /* [n_pes] */
+    int *dirty_list, ndirty;
+    pthread_mutex_t dirty_lock;
+    uint64_t sink;
+};
+
+static struct {
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct ofi_ep ep0;
+    fi_addr_t *addr;         /* [n_pes] */
+    struct fid_mr *mr[NSEG]; /* this PE's registrations */
+    uint64_t *key[NSEG];     /* [n_pes] peers' keys */
+    uint64_t *base[NSEG];    /* [n_pes] peers' remote addresses of offset 0 */
+    size_t max_msg, inject;  /* transfer limits */
+    int ordered;             /* RMA and atomics to one peer are applied in order (read-after-write included) */
+    int amo_ok[2][SHMEMI_AMO_XOR + 1]; /* [size==8][op]: native; else emulated with compare-and-swap */
+    int nep;                           /* private endpoints alive */
+    pthread_mutex_t ep_lock;
+    pthread_t progress;
+    int progress_on, wait_fd, stop_pipe[2];
+    char desc[160];
+} net = {.ep_lock = PTHREAD_MUTEX_INITIALIZER, .wait_fd = -1, .stop_pipe = {-1, -1}};
+
+/* Threads of this PE that are driving the provider themselves (blocked in an operation or spinning in a wait). The
+ * progress thread stands down while there are any: on a machine with few cores, two threads fighting over the
+ * endpoint lock cost more than either one alone (get latency 26 us with both, 13 us with one). */
+static uint32_t drivers, parked;
+
+void shmemi_ofi_driving(int on) {
+    if (on) {
+        __atomic_fetch_add(&drivers, 1, __ATOMIC_SEQ_CST);
+        return;
+    }
+    if (__atomic_sub_fetch(&drivers, 1, __ATOMIC_SEQ_CST) == 0 && __atomic_load_n(&parked, __ATOMIC_SEQ_CST))
+        syscall(SYS_futex, &drivers, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static inline int seg_index(const struct shmemi_seg *s) {
+    return s == &shmemi_rt.internal ? SHMEMI_MAX_SEGS : (int)(s - shmemi_rt.segs);
+}
+
+static __attribute__((noreturn)) void ofi_fatal(const char *what, int rc) {
+    shmemi_fatal(what, "libfabric error %d (%s) on provider %s", rc, fi_strerror(rc < 0 ? -rc : rc),
+                 net.info ? net.info->fabric_attr->prov_name : "?");
+}
+
+static inline struct ofi_ep *ep_of(shmem_ctx_t ctx) {
+    if (ctx && ctx != SHMEM_CTX_DEFAULT && ctx->net)
+        return ctx->net;
+    return &net.ep0;
+}
+
+static inline void mark_dirty(struct ofi_ep *e, int pe) {
+    if (__atomic_load_n(&e->dirty[pe], __ATOMIC_RELAXED))
+        return;
+    pthread_mutex_lock(&e->dirty_lock);
+    if (!e->dirty[pe]) {
+        e->dirty[pe] = 1;
+        e->dirty_list[e->ndirty++] = pe;
+    }
+    pthread_mutex_unlock(&e->dirty_lock);
+}
+
+/* ---- completion ---- */
+static void check_errors(struct ofi_ep *e) {
+    uint64_t errs = fi_cntr_readerr(e->cntr);
+    if (SHMEMI_LIKELY(errs == e->errs_seen))
+        return;
+    struct fi_cq_err_entry ce = {0};
+    char buf[256] = "";
+    if (fi_cq_readerr(e->cq, &ce, 0) > 0)
+        fi_cq_strerror(e->cq, ce.prov_errno, ce.err_data, buf, sizeof buf);
+    shmemi_fatal("shmem (libfabric transport)",
+                 "a network operation failed on provider %s: %s%s%s (a peer may have exited, or a transfer exceeded "
+                 "what the provider allows)",
+                 net.info->fabric_attr->prov_name, ce.err ? fi_strerror(ce.err) : "error counter raised",
+                 *buf ? ": " : "", buf);
+}
+
+static void drive(struct ofi_ep *e) {
+    struct fi_cq_entry ent[8];
+    ssize_t n = fi_cq_read(e->cq, ent, 8);
+    if (n == -FI_EAVAIL)
+        check_errors(e);
+}
+
+/* Waits until every operation posted on e so far has completed (remote completion: delivery-complete semantics).
+ * Completions come out of order, so with threads sharing the endpoint "counter >= what was posted when I began" could
+ * count a later operation of another thread in place of mine. Instead: `posted` is raised before each post, and all is
+ * complete when the counter reaches it with no post in between (the counter can never run ahead of it). */
+static int all_done(struct ofi_ep *e) {
+    uint64_t p1 = __atomic_load_n(&e->posted, __ATOMIC_ACQUIRE);
+    uint64_t c = fi_cntr_read(e->cntr);
+    uint64_t p2 = __atomic_load_n(&e->posted, __ATOMIC_ACQUIRE);
+    return c >= p1 && p1 == p2;
+}
+
+static void wait_posted(struct ofi_ep *e) {
+    unsigned long spins = 0;
+    if (all_done(e))
+        return;
+    shmemi_ofi_driving(1);
+    while (!all_done(e)) {
+        check_errors(e);
+        drive(e);
+        if (++spins > 64) {
+            if (spins < 4096)
+                sched_yield();
+            else {
+                struct timespec ts = {0, 20000};
+                nanosleep(&ts, NULL);
+            }
+        }
+    }
+    shmemi_ofi_driving(0);
+}
+
+/* Posts with retry: a full transmit queue (-FI_EAGAIN) drains by driving progress. */
+#define POST(e, call, what)                                                                                            \
+    do {                                                                                                               \
+        ssize_t rc_;                                                                                                   \
+        unsigned long n_ = 0;                                                                                          \
+        __atomic_fetch_add(&(e)->posted, 1, __ATOMIC_SEQ_CST); /* before: see wait_posted */                           \
+        while ((rc_ = (call)) == -FI_EAGAIN) {                                                                         \
+            drive(e);                                                                                                  \
+            if (++n_ > 64)                                                                                             \
+                sched_yield();                                                                                         \
+        }                                                                                                              \
+        if (rc_)                                                                                                       \
+            ofi_fatal(what, (int)rc_);                                                                                 \
+    } while (0)
+
+static void quiet_ep(struct ofi_ep *e) {
+    int list[64], n;
+    do {
+        pthread_mutex_lock(&e->dirty_lock);
+        n = e->ndirty < 64 ? e->ndirty : 64;
+        e->ndirty -= n;
+        memcpy(list, e->dirty_list + e->ndirty, (size_t)n * sizeof *list);
+        for (int i = 0; i < n; i++)
+            e->dirty[list[i]] = 0;
+        pthread_mutex_unlock(&e->dirty_lock);
+        for (int i = 0; i < n; i++) /* read back the first word of the peer's control block */
+            POST(e,
+                 fi_read(e->ep, &e->sink, sizeof e->sink, NULL, net.addr[list[i]], net.base[SHMEMI_MAX_SEGS][list[i]],
+                         net.key[SHMEMI_MAX_SEGS][list[i]], NULL),
+                 "fi_read (quiet)");
+    } while (n == 64);
+    wait_posted(e);
+}
+
+/* ---- RMA ---- */
+void shmemi_ofi_put(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, const void *src, size_t len, int pe, int nbi) {
+    struct ofi_ep *e = ep_of(ctx);
+    int si = seg_index(s);
+    uint64_t raddr = net.base[si][pe] + off, key = net.key[si][pe];
+    mark_dirty(e, pe);
+    if (len <= net.inject) {
+        POST(e, fi_inject_write(e->ep, src, len, net.addr[pe], raddr, key), "fi_inject_write");
+        return;
+    }
+    for (size_t done = 0; done < len;) {
+        size_t n = len - done < net.max_msg ? len - done : net.max_msg;
+        POST(e, fi_write(e->ep, (const char *)src + done, n, NULL, net.addr[pe], raddr + done, key, NULL), "fi_write");
+        done += n;
+    }
+    if (!nbi) /* the source may be reused when a blocking put returns */
+        wait_posted(e);
+}
+
+void shmemi_ofi_get(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, void *dst, size_t len, int pe, int nbi) {
+    struct ofi_ep *e = ep_of(ctx);
+    int si = seg_index(s);
+    uint64_t raddr = net.base[si][pe] + off, key = net.key[si][pe];
+    for (size_t done = 0; done < len;) {
+        size_t n = len - done < net.max_msg ? len - done : net.max_msg;
+        POST(e, fi_read(e->ep, (char *)dst + done, n, NULL, net.addr[pe], raddr + done, key, NULL), "fi_read");
+        done += n;
+    }
+    if (!nbi)
+        wait_posted(e);
+}
+
+/* ---- atomics ---- */
+enum { K_WRITE, K_FETCH, K_CSWAP };
+static const struct {
+    int kind;
+    enum fi_op op;
+} amo_map[SHMEMI_AMO_XOR + 1] = {
+    [SHMEMI_AMO_FETCH] = {K_FETCH, FI_ATOMIC_READ}, [SHMEMI_AMO_SET] = {K_WRITE, FI_ATOMIC_WRITE},
+    [SHMEMI_AMO_SWAP] = {K_FETCH, FI_ATOMIC_WRITE}, [SHMEMI_AMO_CSWAP] = {K_CSWAP, FI_CSWAP},
+    [SHMEMI_AMO_FETCH_INC] = {K_FETCH, FI_SUM},     [SHMEMI_AMO_INC] = {K_WRITE, FI_SUM},
+    [SHMEMI_AMO_FETCH_ADD] = {K_FETCH, FI_SUM},     [SHMEMI_AMO_ADD] = {K_WRITE, FI_SUM},
+    [SHMEMI_AMO_FETCH_AND] = {K_FETCH, FI_BAND},    [SHMEMI_AMO_AND] = {K_WRITE, FI_BAND},
+    [SHMEMI_AMO_FETCH_OR] = {K_FETCH, FI_BOR},      [SHMEMI_AMO_OR] = {K_WRITE, FI_BOR},
+    [SHMEMI_AMO_FETCH_XOR] = {K_FETCH, FI_BXOR},    [SHMEMI_AMO_XOR] = {K_WRITE, FI_BXOR},
+};
+
+static uint64_t native_amo(struct ofi_ep *e, int op, int si, size_t off, uint64_t value, uint64_t cond, size_t size,
+                           int pe) {
+    enum fi_datatype dt = size == 8 ? FI_UINT64 : FI_UINT32;
+    uint64_t raddr = net.base[si][pe] + off, key = net.key[si][pe];
+    if (op == SHMEMI_AMO_INC || op == SHMEMI_AMO_FETCH_INC)
+        value = 1;
+    union {
+        uint64_t u64;
+        uint32_t u32;
+    } v, c, r = {0};
+    if (size == 8) {
+        v.u64 = value;
+        c.u64 = cond;
+    } else {
+        v.u32 = (uint32_t)value;
+        c.u32 = (uint32_t)cond;
+    }
+    switch (amo_map[op].kind) {
+    case K_WRITE:
+        mark_dirty(e, pe);
+        if (size <= net.inject)
+            POST(e, fi_inject_atomic(e->ep, &v, 1, net.addr[pe], raddr, key, dt, amo_map[op].op), "fi_inject_atomic");
+        else {
+            POST(e, fi_atomic(e->ep, &v, 1, NULL, net.addr[pe], raddr, key, dt, amo_map[op].op, NULL), "fi_atomic");
+            wait_posted(e); /* the operand lives on this stack */
+        }
+        return 0;
+    case K_FETCH:
+        POST(e, fi_fetch_atomic(e->ep, &v, 1, NULL, &r, NULL, net.addr[pe], raddr, key, dt, amo_map[op].op, NULL),
+             "fi_fetch_atomic");
+        break;
+    default:
+        POST(e, fi_compare_atomic(e->ep, &v, 1, NULL, &c, NULL, &r, NULL, net.addr[pe], raddr, key, dt, FI_CSWAP, NULL),
+             "fi_compare_atomic");
+    }
+    wait_posted(e);
+    return size == 8 ? r.u64 : r.u32;
+}
+
+static uint64_t apply(int op, uint64_t old, uint64_t value, size_t size) {
+    uint64_t mask = size == 8 ? ~0ull : 0xffffffffull, r;
+    switch (op) {
+    case SHMEMI_AMO_SET:
+    case SHMEMI_AMO_SWAP: r = value; break;
+    case SHMEMI_AMO_INC:
+    case SHMEMI_AMO_FETCH_INC: r = old + 1; break;
+    case SHMEMI_AMO_ADD:
+    case SHMEMI_AMO_FETCH_ADD: r = old + value; break;
+    case SHMEMI_AMO_AND:
+    case SHMEMI_AMO_FETCH_AND: r = old & value; break;
+    case SHMEMI_AMO_OR:
+    case SHMEMI_AMO_FETCH_OR: r = old | value; break;
+    case SHMEMI_AMO_XOR:
+    case SHMEMI_AMO_FETCH_XOR: r = old ^ value; break;
+    default: r = old;
+    }
+    return r & mask;
+}
+
+uint64_t shmemi_ofi_amo(shmem_ctx_t ctx, int op, struct shmemi_seg *s, size_t off, uint64_t value, uint64_t cond,
+                        size_t size, int pe) {
+    struct ofi_ep *e = ep_of(ctx);
+    int si = seg_index(s);
+    if (SHMEMI_LIKELY(net.amo_ok[size == 8][op]))
+        return native_amo(e, op, si, off, value, cond, size, pe);
+    /* emulation: read, then compare-and-swap until no other update came between (correct against any concurrent
+     * atomic, native or emulated, since the provider applies each one atomically) */
+    uint64_t old = net.amo_ok[size == 8][SHMEMI_AMO_FETCH] ? native_amo(e, SHMEMI_AMO_FETCH, si, off, 0, 0, size, pe)
+                                                           : native_amo(e, SHMEMI_AMO_CSWAP, si, off, 0, 0, size, pe);
+    for (;;) {
+        if (op == SHMEMI_AMO_FETCH)
+            return old;
+        uint64_t seen = native_amo(e, SHMEMI_AMO_CSWAP, si, off, apply(op, old, value, size), old, size, pe);
+        if (seen == old)
+            return old;
+        old = seen;
+    }
+}
+
+void shmemi_ofi_put_signal(shmem_ctx_t ctx, struct shmemi_seg *ds, size_t doff, const void *src, size_t len,
+                           struct shmemi_seg *ss, size_t soff, uint64_t signal, int sig_op, int pe) {
+    struct ofi_ep *e = ep_of(ctx);
+    if (len) {
+        shmemi_ofi_put(ctx, ds, doff, src, len, pe, 1);
+        if (!net.ordered)
+            quiet_ep(e); /* delivered before the signal is sent, whatever the provider reorders */
+    }
+    shmemi_ofi_amo(ctx, sig_op == SHMEM_SIGNAL_SET ? SHMEMI_AMO_SET : SHMEMI_AMO_ADD, ss, soff, signal, 0, 8, pe);
+}
+
+void shmemi_ofi_quiet(shmem_ctx_t ctx) { quiet_ep(ep_of(ctx)); }
+
+void shmemi_ofi_fence(shmem_ctx_t ctx) {
+    if (!net.ordered) /* an ordered provider applies a PE's operations in order: nothing to do */
+        quiet_ep(ep_of(ctx));
+}
+
+void shmemi_ofi_progress(void) { drive(&net.ep0); }
+
+/* ---- endpoints ---- */
+static int ep_open(struct ofi_ep *e, int wait_fd, char *err, size_t errlen) {
+    struct fi_cq_attr cqa = {
+        .format = FI_CQ_FORMAT_CONTEXT, .size = 128, .wait_obj = wait_fd ? FI_WAIT_FD : FI_WAIT_NONE};
+    struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
+    int rc;
+    const char *what;
+    if ((rc = fi_endpoint(net.domain, net.info, &e->ep, NULL))) {
+        what = "fi_endpoint";
+        goto fail;
+    }
+    if ((rc = fi_cq_open(net.domain, &cqa, &e->cq, NULL)) && wait_fd) {
+        cqa.wait_obj = FI_WAIT_NONE; /* no wait descriptor: the progress thread polls instead */
+        rc = fi_cq_open(net.domain, &cqa, &e->cq, NULL);
+    }
+    if (rc) {
+        what = "fi_cq_open";
+        goto fail;
+    }
+    if ((rc = fi_cntr_open(net.domain, &ca, &e->cntr, NULL))) {
+        what = "fi_cntr_open";
+        goto fail;
+    }
+    if ((rc = fi_ep_bind(e->ep, &net.av->fid, 0))) {
+        what = "fi_ep_bind(av)";
+        goto fail;
+    }
+    if ((rc = fi_ep_bind(e->ep, &e->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION))) {
+        what = "fi_ep_bind(cq)";
+        goto fail;
+    }
+    if ((rc = fi_ep_bind(e->ep, &e->cntr->fid, FI_WRITE | FI_READ))) {
+        what = "fi_ep_bind(counter)";
+        goto fail;
+    }
+    if ((rc = fi_enable(e->ep))) {
+        what = "fi_enable";
+        goto fail;
+    }
+    e->posted = 0;
+    e->errs_seen = 0;
+    e->ndirty = 0;
+    e->dirty = calloc((size_t)shmemi_rt.n_pes, 1);
+    e->dirty_list = calloc((size_t)shmemi_rt.n_pes, sizeof(int));
+    pthread_mutex_init(&e->dirty_lock, NULL);
+    if (!e->dirty || !e->dirty_list) {
+        snprintf(err, errlen, "libfabric transport: out of memory");
+        return -1;
+    }
+    return 0;
+fail:
+    snprintf(err, errlen, "libfabric transport: %s failed on provider %s: %s", what, net.info->fabric_attr->prov_name,
+             fi_strerror(-rc));
+    return -1;
+}
+
+static void ep_close(struct ofi_ep *e) {
+    free(e->dirty);
+    free(e->dirty_list);
+    if (e->ep)
+        fi_close(&e->ep->fid);
+    if (e->cntr)
+        fi_close(&e->cntr->fid);
+    if (e->cq)
+        fi_close(&e->cq->fid);
+    memset(e, 0, sizeof *e);
+}
+
+void shmemi_ofi_ctx_create(struct gshmem_ctx *c) {
+    c->net = NULL;
+    if (!shmemi_ofi_up || !(c->options & SHMEM_CTX_PRIVATE))
+        return; /* shared contexts use endpoint 0, which is thread safe */
+    pthread_mutex_lock(&net.ep_lock);
+    int ok = net.nep < MAX_EPS - 1;
+    if (ok)
+        net.nep++;
+    pthread_mutex_unlock(&net.ep_lock);
+    if (!ok)
+        return;
+    struct ofi_ep *e = calloc(1, sizeof *e);
+    char err[256];
+    if (!e || ep_open(e, 0, err, sizeof err)) {
+        shmemi_debug("%s; the context shares endpoint 0", e ? err : "out of memory");
+        free(e);
+        pthread_mutex_lock(&net.ep_lock);
+        net.nep--;
+        pthread_mutex_unlock(&net.ep_lock);
+        return;
+    }
+    c->net = e;
+}
+
+void shmemi_ofi_ctx_destroy(struct gshmem_ctx *c) {
+    if (!c->net)
+        return;
+    struct ofi_ep *e = c->net;
+    quiet_ep(e);
+    ep_close(e);
+    free(e);
+    c->net = NULL;
+    pthread_mutex_lock(&net.ep_lock);
+    net.nep--;
+    pthread_mutex_unlock(&net.ep_lock);
+}
+
+void shmemi_ofi_quiet_all(void) {
+    if (!shmemi_ofi_up)
+        return;
+    quiet_ep(&net.ep0);
+    /* private contexts' endpoints are quieted by their owners (shmem_ctx_quiet / destroy) */
+}
+
+/* ---- progress thread: asleep in poll() until traffic arrives, then drives the provider and wakes sleepers ---- */
+static void *progress_main(void *arg) {
+    (void)arg;
+    struct fid *f = &net.ep0.cq->fid;
+    for (;;) {
+        __atomic_store_n(&parked, 1, __ATOMIC_SEQ_CST);
+        uint32_t d = __atomic_load_n(&drivers, __ATOMIC_SEQ_CST);
+        if (d) { /* a thread of this PE drives the provider: stay out of its way until it stops */
+            struct timespec ts = {0, 2000000};
+            syscall(SYS_futex, &drivers, FUTEX_WAIT_PRIVATE, d, &ts, NULL, 0);
+            __atomic_store_n(&parked, 0, __ATOMIC_SEQ_CST);
+            if (__atomic_load_n(&net.progress_on, __ATOMIC_ACQUIRE) == 0)
+                break;
+            continue;
+        }
+        __atomic_store_n(&parked, 0, __ATOMIC_SEQ_CST);
+        drive(&net.ep0);
+        shmemi_wake_after_traffic();
+        struct pollfd p[2] = {{.fd = net.stop_pipe[0], .events = POLLIN}, {.fd = net.wait_fd, .events = POLLIN}};
+        if (net.wait_fd >= 0) {
+            if (fi_trywait(net.fabric, &f, 1) == FI_SUCCESS && poll(p, 2, 100) > 0 && (p[0].revents & POLLIN))
+                break;
+        } else {
+            /* no wait descriptor from this provider: poll often enough for latency, rarely enough to stay idle */
+            if (poll(p, 1, 0) > 0)
+                break;
+            struct timespec ts = {0, 50000};
+            nanosleep(&ts, NULL);
+        }
+        if (__atomic_load_n(&net.progress_on, __ATOMIC_ACQUIRE) == 0)
+            break;
+    }
+    return NULL;
+}
+
+/* ---- setup ---- */
+static struct fi_info *hints_for(uint64_t caps) {
+    struct fi_info *h = fi_allocinfo();
+    if (!h)
+        return NULL;
+    h->caps = caps;
+    h->mode = FI_CONTEXT;
+    h->ep_attr->type = FI_EP_RDM;
+    h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    h->domain_attr->threading = FI_THREAD_SAFE;
+    h->domain_attr->data_progress = FI_PROGRESS_MANUAL;
+    h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+    h->tx_attr->msg_order = FI_ORDER_RMA_RAW | FI_ORDER_RMA_WAW | FI_ORDER_ATOMIC_RAW | FI_ORDER_ATOMIC_WAW;
+    if (*shmemi_env.ofi_provider)
+        h->fabric_attr->prov_name = strdup(shmemi_env.ofi_provider);
+    if (*shmemi_env.ofi_domain)
+        h->domain_attr->name = strdup(shmemi_env.ofi_domain);
+    return h;
+}
+
+/* Finds a provider; when none fits, says which capability the named provider lacks. */
+static int pick_provider(char *err, size_t errlen) {
+    struct fi_info *h = hints_for(FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE);
+    if (!h)
+        return snprintf(err, errlen, "libfabric transport: out of memory"), -1;
+    int rc = fi_getinfo(OFI_VERSION, NULL, NULL, 0, h, &net.info);
+    if (rc == 0 && net.info) {
+        net.ordered = 1;
+        fi_freeinfo(h);
+        return 0;
+    }
+    h->tx_attr->msg_order = 0; /* an unordered provider works too: fence and put-with-signal then wait */
+    rc = fi_getinfo(OFI_VERSION, NULL, NULL, 0, h, &net.info);
+    if (rc == 0 && net.info) {
+        fi_freeinfo(h);
+        return 0;
+    }
+    const char *prov = *shmemi_env.ofi_provider ? shmemi_env.ofi_provider : "(any)";
+    /* diagnose: which of the requirements fails? */
+    struct {
+        uint64_t caps;
+        int rdm;
+        const char *lack;
+    } probe[] = {
+        {0, 0, "is not available on this machine (see fi_info -l)"},
+        {0, 1, "has no reliable datagram endpoints (FI_EP_RDM)"},
+        {FI_RMA, 1, "has no one-sided transfers (FI_RMA) on reliable datagram endpoints"},
+        {FI_RMA | FI_ATOMIC, 1, "has no fabric atomics (FI_ATOMIC)"},
+    };
+    const char *lack = "does not offer what gshmem needs (FI_EP_RDM, FI_RMA, FI_ATOMIC, no local registration)";
+    for (size_t i = 0; i < sizeof probe / sizeof probe[0]; i++) {
+        struct fi_info *p = fi_allocinfo(), *got = NULL;
+        if (!p)
+            break;
+        p->caps = probe[i].caps;
+        if (probe[i].rdm)
+            p->ep_attr->type = FI_EP_RDM;
+        p->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+        if (*shmemi_env.ofi_provider)
+            p->fabric_attr->prov_name = strdup(shmemi_env.ofi_provider);
+        if (*shmemi_env.ofi_domain)
+            p->domain_attr->name = strdup(shmemi_env.ofi_domain);
+        int r = fi_getinfo(OFI_VERSION, NULL, NULL, 0, p, &got);
+        fi_freeinfo(p);
+        if (got)
+            fi_freeinfo(got);
+        if (r || !got) {
+            lack = probe[i].lack;
+            break;
+        }
+    }
+    snprintf(err, errlen,
+             "libfabric transport: provider %s%s%s %s (libfabric error: %s); set SHMEM_OFI_PROVIDER to one that has "
+             "them, e.g. tcp, or SHMEM_TRANSPORT=shm to run on one node",
+             prov, *shmemi_env.ofi_domain ? " on domain " : "", shmemi_env.ofi_domain, lack, fi_strerror(-rc));
+    fi_freeinfo(h);
+    return -1;
+}
+
+static void check_atomics(void) {
+    for (int big = 0; big < 2; big++)
+        for (int op = 0; op <= SHMEMI_AMO_XOR; op++) {
+            enum fi_datatype dt = big ? FI_UINT64 : FI_UINT32;
+            size_t count = 0;
+            int rc;
+            switch (amo_map[op].kind) {
+            case K_WRITE: rc = fi_atomicvalid(net.ep0.ep, dt, amo_map[op].op, &count); break;
+            case K_FETCH: rc = fi_fetch_atomicvalid(net.ep0.ep, dt, amo_map[op].op, &count); break;
+            default: rc = fi_compare_atomicvalid(net.ep0.ep, dt, FI_CSWAP, &count);
+            }
+            net.amo_ok[big][op] = rc == 0 && count >= 1;
+        }
+}
+
+struct ofi_card {
+    uint32_t addrlen, pad;
+    char addr[ADDR_MAX];
+    uint64_t key[NSEG], base[NSEG];
+};
+
+int shmemi_ofi_init(char *err, size_t errlen) {
+    int n = shmemi_rt.n_pes, rc;
+    if (pick_provider(err, errlen))
+        return -1;
+    struct fi_info *i = net.info;
+    if (i->domain_attr->mr_mode & FI_MR_LOCAL) {
+        snprintf(err, errlen,
+                 "libfabric transport: provider %s needs local buffers registered (FI_MR_LOCAL), which gshmem does "
+                 "not do yet; pick another with SHMEM_OFI_PROVIDER (tcp, sockets)",
+                 i->fabric_attr->prov_name);
+        return -1;
+    }
+    net.max_msg = i->ep_attr->max_msg_size ? i->ep_attr->max_msg_size : ((size_t)1 << 30);
+    if (net.max_msg > ((size_t)1 << 30))
+        net.max_msg = (size_t)1 << 30;
+    net.inject = i->tx_attr->inject_size;
+    if ((rc = fi_fabric(i->fabric_attr, &net.fabric, NULL)) || (rc = fi_domain(net.fabric, i, &net.domain, NULL))) {
+        snprintf(err, errlen, "libfabric transport: cannot open provider %s: %s", i->fabric_attr->prov_name,
+                 fi_strerror(-rc));
+        return -1;
+    }
+    struct fi_av_attr ava = {.type = FI_AV_TABLE, .count = (size_t)n};
+    if ((rc = fi_av_open(net.domain, &ava, &net.av, NULL))) {
+        snprintf(err, errlen, "libfabric transport: fi_av_open: %s", fi_strerror(-rc));
+        return -1;
+    }
+    if (ep_open(&net.ep0, shmemi_env.ofi_progress, err, errlen))
+        return -1;
+    check_atomics();
+    if (!net.amo_ok[0][SHMEMI_AMO_CSWAP] || !net.amo_ok[1][SHMEMI_AMO_CSWAP]) {
+        snprintf(err, errlen,
+                 "libfabric transport: provider %s has no compare-and-swap on 32- and 64-bit integers "
+                 "(fi_compare_atomicvalid FI_CSWAP), which gshmem needs at least; pick another with SHMEM_OFI_PROVIDER",
+                 i->fabric_attr->prov_name);
+        return -1;
+    }
+
+    struct ofi_card mine = {0};
+    size_t alen = ADDR_MAX;
+    if ((rc = fi_getname(&net.ep0.ep->fid, mine.addr, &alen))) {
+        snprintf(err, errlen, "libfabric transport: fi_getname: %s (address longer than %d bytes?)", fi_strerror(-rc),
+                 ADDR_MAX);
+        return -1;
+    }
+    mine.addrlen = (uint32_t)alen;
+    for (int si = 0; si < NSEG; si++) {
+        struct shmemi_seg *s = si == SHMEMI_MAX_SEGS  ? &shmemi_rt.internal
+                               : si < shmemi_rt.nsegs ? &shmemi_rt.segs[si]
+                                                      : NULL;
+        if (!s)
+            continue;
+        if ((rc = fi_mr_reg(net.domain, s->base, s->map_size, FI_REMOTE_READ | FI_REMOTE_WRITE, 0, (uint64_t)si + 1, 0,
+                            &net.mr[si], NULL))) {
+            snprintf(err, errlen, "libfabric transport: cannot register the %s (%zu bytes) with provider %s: %s",
+                     s->name, s->map_size, i->fabric_attr->prov_name, fi_strerror(-rc));
+            return -1;
+        }
+        mine.key[si] = fi_mr_key(net.mr[si]);
+        mine.base[si] = (i->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)s->base : 0;
+    }
+    struct ofi_card *all = calloc((size_t)n, sizeof *all);
+    net.addr = calloc((size_t)n, sizeof *net.addr);
+    if (!all || !net.addr) {
+        free(all);
+        snprintf(err, errlen, "libfabric transport: out of memory");
+        return -1;
+    }
+    if (shmemb_allgather(&mine, all, sizeof mine)) {
+        free(all);
+        snprintf(err, errlen, "libfabric transport: bootstrap allgather of addresses failed");
+        return -1;
+    }
+    for (int si = 0; si < NSEG; si++) {
+        if (!net.mr[si])
+            continue;
+        net.key[si] = calloc((size_t)n, sizeof(uint64_t));
+        net.base[si] = calloc((size_t)n, sizeof(uint64_t));
+        if (!net.key[si] || !net.base[si]) {
+            free(all);
+            snprintf(err, errlen, "libfabric transport: out of memory");
+            return -1;
+        }
+        for (int pe = 0; pe < n; pe++) {
+            net.key[si][pe] = all[pe].key[si];
+            net.base[si][pe] = all[pe].base[si];
+        }
+    }
+    for (int pe = 0; pe < n; pe++) {
+        if (fi_av_insert(net.av, all[pe].addr, 1, &net.addr[pe], 0, NULL) != 1) {
+            free(all);
+            snprintf(err, errlen, "libfabric transport: cannot insert PE %d's address into the address vector", pe);
+            return -1;
+        }
+    }
+    free(all);
+    snprintf(net.desc, sizeof net.desc, "%s on %s (max message %zu B, inject %zu B, %s atomics)",
+             i->fabric_attr->prov_name, i->domain_attr->name, net.max_msg, net.inject,
+             net.amo_ok[1][SHMEMI_AMO_FETCH_ADD] ? "native" : "emulated");
+
+    if (shmemi_env.ofi_progress) {
+        if (fi_control(&net.ep0.cq->fid, FI_GETWAIT, &net.wait_fd))
+            net.wait_fd = -1;
+        if (pipe(net.stop_pipe)) {
+            snprintf(err, errlen, "libfabric transport: pipe: %s", strerror(errno));
+            return -1;
+        }
+        net.progress_on = 1;
+        if (pthread_create(&net.progress, NULL, progress_main, NULL)) {
+            net.progress_on = 0;
+            snprintf(err, errlen, "libfabric transport: cannot start the progress thread");
+            return -1;
+        }
+    }
+    shmemi_ofi_up = 1;
+    shmemi_debug("libfabric transport up: %s, progress thread %s", net.desc,
+                 !shmemi_env.ofi_progress ? "off"
+                 : net.wait_fd >= 0       ? "sleeping on the completion queue"
+                                          : "polling");
+    return 0;
+}
+
+const char *shmemi_ofi_describe(void) { return shmemi_ofi_up ? net.desc : NULL; }
+
+void shmemi_ofi_fini(void) {
+    if (!shmemi_ofi_up)
+        return;
+    quiet_ep(&net.ep0);
+    /* nobody may still need this PE's progress (a peer's get or atomic on our memory) before all are done */
+    shmemb_barrier();
+    if (net.progress_on) {
+        __atomic_store_n(&net.progress_on, 0, __ATOMIC_RELEASE);
+        ssize_t w = write(net.stop_pipe[1], "x", 1);
+        (void)w;
+        pthread_join(net.progress, NULL);
+        close(net.stop_pipe[0]);
+        close(net.stop_pipe[1]);
+    }
+    ep_close(&net.ep0);
+    for (int si = 0; si < NSEG; si++) {
+        if (net.mr[si])
+            fi_close(&net.mr[si]->fid);
+        net.mr[si] = NULL;
+        free(net.key[si]);
+        free(net.base[si]);
+        net.key[si] = net.base[si] = NULL;
+    }
+    if (net.av)
+        fi_close(&net.av->fid);
+    if (net.domain)
+        fi_close(&net.domain->fid);
+    if (net.fabric)
+        fi_close(&net.fabric->fid);
+    fi_freeinfo(net.info);
+    free(net.addr);
+    net.info = NULL;
+    shmemi_ofi_up = 0;
+}

@@ -1,0 +1,54 @@
+/* ofi.h - the libfabric transport: how a PE reaches peers whose segments it has not mapped (other nodes, or every
+ * peer under SHMEM_TRANSPORT=ofi). src/comm/rma.c calls these when shmemi_xlate finds no mapping; they take the
+ * segment and the offset already resolved and checked there.
+ *
+ * Design (see docs/transport.md): one reliable-datagram endpoint per context class (the default context and team
+ * contexts share endpoint 0, each SHMEM_CTX_PRIVATE context gets its own), one completion counter per endpoint
+ * counting every operation it posted, so quiet is "counter == posted"; every segment registered once, keys and base
+ * addresses exchanged through the bootstrap; inject for small puts and non-fetching atomics; transfers cut at the
+ * provider's maximum message size; a progress thread asleep in poll() on the completion queue's wait descriptor. */
+#ifndef GSHMEM_OFI_H
+#define GSHMEM_OFI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "state.h"
+
+/* 1 once the transport is up: some peer is reached through libfabric */
+SHMEMI_HIDDEN extern int shmemi_ofi_up;
+
+/* Opens the provider, registers every segment (user segments and the control block), exchanges addresses and keys
+ * (collective over all PEs, through the bootstrap). Returns 0, or -1 with a message in err. */
+SHMEMI_HIDDEN int shmemi_ofi_init(char *err, size_t errlen);
+/* Completes everything, stops the progress thread, closes the provider (collective: every PE calls it). */
+SHMEMI_HIDDEN void shmemi_ofi_fini(void);
+/* Which provider and domain the transport runs on, for shmem_info ("tcp;ofi_rxm on lo"), or NULL when down. */
+SHMEMI_HIDDEN const char *shmemi_ofi_describe(void);
+
+/* Operations. seg is a user segment or &shmemi_rt.internal; off is checked against its size by the caller. A NULL
+ * ctx means the default context. Blocking forms return with the source reusable (put) or the data there (get). */
+SHMEMI_HIDDEN void shmemi_ofi_put(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, const void *src, size_t len,
+                                  int pe, int nbi);
+SHMEMI_HIDDEN void shmemi_ofi_get(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, void *dst, size_t len, int pe,
+                                  int nbi);
+SHMEMI_HIDDEN uint64_t shmemi_ofi_amo(shmem_ctx_t ctx, int op, struct shmemi_seg *s, size_t off, uint64_t value,
+                                      uint64_t cond, size_t size, int pe);
+/* the data before the signal, as put-with-signal requires */
+SHMEMI_HIDDEN void shmemi_ofi_put_signal(shmem_ctx_t ctx, struct shmemi_seg *ds, size_t doff, const void *src,
+                                         size_t len, struct shmemi_seg *ss, size_t soff, uint64_t signal, int sig_op,
+                                         int pe);
+SHMEMI_HIDDEN void shmemi_ofi_quiet(shmem_ctx_t ctx);
+SHMEMI_HIDDEN void shmemi_ofi_fence(shmem_ctx_t ctx);
+/* every endpoint (barriers, finalize) */
+SHMEMI_HIDDEN void shmemi_ofi_quiet_all(void);
+/* Drives the provider once (waiters call it while they spin, so data lands without a thread switch). */
+SHMEMI_HIDDEN void shmemi_ofi_progress(void);
+/* A thread starts (1) or stops (0) driving the provider in a loop; the progress thread stands down meanwhile. */
+SHMEMI_HIDDEN void shmemi_ofi_driving(int on);
+
+/* Contexts: gives a new context its own endpoint when it is private and endpoints remain; frees it again. */
+SHMEMI_HIDDEN void shmemi_ofi_ctx_create(struct gshmem_ctx *c);
+SHMEMI_HIDDEN void shmemi_ofi_ctx_destroy(struct gshmem_ctx *c);
+
+#endif
