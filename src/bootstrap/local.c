@@ -5,9 +5,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bootstrap/bootstrap.h"
+#include "bootstrap/backend.h"
 #include "core/env.h"
 
 #include "bootstrap/local_proto.h"
@@ -31,27 +31,14 @@ static struct {
     int singleton;
     pthread_mutex_t coll_lock; /* one collective at a time */
     pthread_mutex_t send_lock; /* whole messages on the wire; abort may come from another thread mid-collective */
+    int *ranks;                /* 0..size-1: every PE of oshrun is on this machine */
 } boot = {.fd = -1, .coll_lock = PTHREAD_MUTEX_INITIALIZER, .send_lock = PTHREAD_MUTEX_INITIALIZER};
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...) {
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n > sizeof line - 2)
-        n = sizeof line - 2;
-    line[n++] = '\n';
-    ssize_t w = write(2, line, (size_t)n); /* one write: the line stays whole among the other PEs' output */
-    (void)w;
-}
+static void local_abort(int code, const char *msg) __attribute__((noreturn));
 
 static void __attribute__((noreturn)) lost_launcher(const char *what, int err) {
-    say("gshmem: PE %d lost its connection to oshrun while %s (%s): the launcher is gone; exiting", boot.rank, what,
-        err ? strerror(err) : "connection closed");
+    shmemb_say("gshmem: PE %d lost its connection to oshrun while %s (%s): the launcher is gone; exiting", boot.rank,
+               what, err ? strerror(err) : "connection closed");
     _exit(1);
 }
 
@@ -116,7 +103,7 @@ static void recv_or_die(uint32_t type, void *buf, size_t len, const char *what) 
                  "bootstrap protocol error while %s: oshrun sent type %u with %llu bytes, expected "
                  "type %u with %zu",
                  what, (unsigned)h.type, (unsigned long long)h.len, (unsigned)type, len);
-        shmemb_abort(1, msg);
+        local_abort(1, msg);
     }
     e = recv_all(buf, len);
     if (e)
@@ -135,6 +122,7 @@ static int jobid_ok(const char *s) {
 }
 
 static int init_singleton(struct shmemb_info *info) {
+    static const int rank0 = 0;
     uint32_t rnd = 0;
     if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != sizeof rnd) {
         struct timespec ts;
@@ -149,15 +137,17 @@ static int init_singleton(struct shmemb_info *info) {
     info->size = 1;
     snprintf(info->jobid, sizeof info->jobid, "s%d-%08x", (int)getpid(), rnd);
     info->name = "singleton";
+    info->nlocal = 1;
+    info->local_ranks = &rank0;
     return 0;
 }
 
-int shmemb_init(struct shmemb_info *info) {
+static int local_init(struct shmemb_info *info) {
     long fd = shmemi_env.boot_fd, rank = shmemi_env.boot_rank, size = shmemi_env.boot_size;
     const char *jobid = shmemi_env.boot_jobid ? shmemi_env.boot_jobid : "";
 
     if (boot.state != 0) {
-        say("gshmem: the bootstrap was started twice (shmem_init after shmem_finalize is not supported)");
+        shmemb_say("gshmem: the bootstrap was started twice (shmem_init after shmem_finalize is not supported)");
         return -1;
     }
     if (fd < 0) {
@@ -165,40 +155,53 @@ int shmemb_init(struct shmemb_info *info) {
         if ((size < 0 || size == 1) && (rank == -1 || rank == 0))
             return init_singleton(info);
         if (size < 0)
-            say("gshmem: GSHMEM_RANK=%ld is set but GSHMEM_SIZE and GSHMEM_BOOT_FD are not; start the program with "
+            shmemb_say(
+                "gshmem: GSHMEM_RANK=%ld is set but GSHMEM_SIZE and GSHMEM_BOOT_FD are not; start the program with "
                 "oshrun, or unset GSHMEM_RANK",
                 rank);
         else
-            say("gshmem: GSHMEM_SIZE=%ld is set but GSHMEM_BOOT_FD is not, so this process cannot reach its launcher; "
+            shmemb_say(
+                "gshmem: GSHMEM_SIZE=%ld is set but GSHMEM_BOOT_FD is not, so this process cannot reach its launcher; "
                 "start the program with 'oshrun -np N', or unset GSHMEM_SIZE and GSHMEM_RANK",
                 size);
         return -1;
     }
     if (size < 1 || size > INT32_MAX) {
-        say("gshmem: GSHMEM_BOOT_FD=%ld is set but GSHMEM_SIZE=%ld is not a number of PEs (1 or more); was the program "
+        shmemb_say(
+            "gshmem: GSHMEM_BOOT_FD=%ld is set but GSHMEM_SIZE=%ld is not a number of PEs (1 or more); was the program "
             "started by oshrun?",
             fd, size);
         return -1;
     }
     if (rank < 0 || rank >= size) {
-        say("gshmem: GSHMEM_RANK=%ld is out of range for GSHMEM_SIZE=%ld (0 <= GSHMEM_RANK < GSHMEM_SIZE); was the "
+        shmemb_say(
+            "gshmem: GSHMEM_RANK=%ld is out of range for GSHMEM_SIZE=%ld (0 <= GSHMEM_RANK < GSHMEM_SIZE); was the "
             "program started by oshrun?",
             rank, size);
         return -1;
     }
     if (!jobid_ok(jobid)) {
-        say("gshmem: GSHMEM_JOBID='%s' is not a job id (1 to %d characters from A-Z a-z 0-9 - _ .); was the program "
+        shmemb_say(
+            "gshmem: GSHMEM_JOBID='%s' is not a job id (1 to %d characters from A-Z a-z 0-9 - _ .); was the program "
             "started by oshrun?",
             jobid, JOBID_MAX);
         return -1;
     }
     struct stat st;
     if (fd > INT32_MAX || fstat((int)fd, &st) != 0 || !S_ISSOCK(st.st_mode)) {
-        say("gshmem: GSHMEM_BOOT_FD=%ld is not an open socket: this process has oshrun's environment but not its "
+        shmemb_say(
+            "gshmem: GSHMEM_BOOT_FD=%ld is not an open socket: this process has oshrun's environment but not its "
             "connection (was it started by a PE rather than by oshrun?)",
             fd);
         return -1;
     }
+    boot.ranks = malloc(sizeof *boot.ranks * (size_t)size);
+    if (!boot.ranks) {
+        shmemb_say("gshmem: out of memory for the list of %ld PEs", size);
+        return -1;
+    }
+    for (long r = 0; r < size; r++)
+        boot.ranks[r] = (int)r;
     boot.fd = (int)fd;
     boot.rank = (int)rank;
     boot.size = (int)size;
@@ -216,14 +219,17 @@ int shmemb_init(struct shmemb_info *info) {
     info->size = boot.size;
     snprintf(info->jobid, sizeof info->jobid, "%s", jobid);
     info->name = "local";
+    info->nlocal = boot.size;
+    info->local_ranks = boot.ranks;
     if (shmemi_env.debug)
-        say("gshmem: PE %d of %d: local bootstrap connected to oshrun, job %s", boot.rank, boot.size, jobid);
+        shmemb_say("gshmem: PE %d of %d: local bootstrap connected to oshrun, job %s", boot.rank, boot.size, jobid);
     return 0;
 }
 
-int shmemb_allgather(const void *in, void *out, size_t len) {
+static int local_allgather(const void *in, void *out, size_t len) {
     if (boot.state != 1) {
-        say("gshmem: bootstrap allgather called %s", boot.state == 0 ? "before shmem_init" : "after shmem_finalize");
+        shmemb_say("gshmem: bootstrap allgather called %s",
+                   boot.state == 0 ? "before shmem_init" : "after shmem_finalize");
         return -1;
     }
     if (boot.singleton) {
@@ -232,7 +238,7 @@ int shmemb_allgather(const void *in, void *out, size_t len) {
         return 0;
     }
     if (len > BOOT_MAX_BLOB) {
-        say("gshmem: bootstrap allgather of %zu bytes per PE exceeds the limit of %u", len, BOOT_MAX_BLOB);
+        shmemb_say("gshmem: bootstrap allgather of %zu bytes per PE exceeds the limit of %u", len, BOOT_MAX_BLOB);
         return -1;
     }
     pthread_mutex_lock(&boot.coll_lock);
@@ -243,9 +249,9 @@ int shmemb_allgather(const void *in, void *out, size_t len) {
     return 0;
 }
 
-int shmemb_barrier(void) { return shmemb_allgather(NULL, NULL, 0); }
+static int local_barrier(void) { return local_allgather(NULL, NULL, 0); }
 
-int shmemb_finalize(void) {
+static int local_finalize(void) {
     if (boot.state != 1)
         return 0;
     boot.state = 2;
@@ -261,7 +267,7 @@ int shmemb_finalize(void) {
     return 0;
 }
 
-void shmemb_abort(int code, const char *msg) {
+static void local_abort(int code, const char *msg) {
     size_t len = msg ? strnlen(msg, BOOT_MAX_ABORT_MSG - 1) : 0;
     int told = 0;
     if (boot.state == 1 && !boot.singleton) {
@@ -277,7 +283,7 @@ void shmemb_abort(int code, const char *msg) {
     }
     if (!told) {
         if (len)
-            say("gshmem: PE %d: %.*s", boot.rank, (int)len, msg);
+            shmemb_say("gshmem: PE %d: %.*s", boot.rank, (int)len, msg);
         _exit(code);
     }
     /* oshrun prints the message and kills every PE, this one included; wait for that so all PEs end together */
@@ -298,3 +304,13 @@ void shmemb_abort(int code, const char *msg) {
     }
     _exit(code);
 }
+
+const struct shmemb_ops shmemb_local_ops = {
+    .name = "local",
+    .available = 1,
+    .init = local_init,
+    .allgather = local_allgather,
+    .barrier = local_barrier,
+    .finalize = local_finalize,
+    .abort = local_abort,
+};

@@ -68,6 +68,7 @@ int main(int argc, char **argv) {
     shmemi_env.boot_rank = env_long("GSHMEM_RANK");
     shmemi_env.boot_size = env_long("GSHMEM_SIZE");
     shmemi_env.boot_jobid = env("GSHMEM_JOBID") ? env("GSHMEM_JOBID") : "";
+    shmemi_env.bootstrap = env("SHMEM_BOOTSTRAP"); /* NULL: auto */
 
     if (!strcmp(mode, "noinit-exit") && shmemi_env.boot_rank == target)
         return 0; /* leaves before "shmem_init" */
@@ -75,9 +76,18 @@ int main(int argc, char **argv) {
     struct shmemb_info info;
     if (shmemb_init(&info))
         return 1;
-    printf("PE %d of %d pid %d job %s backend %s\n", info.rank, info.size, (int)getpid(), info.jobid, info.name);
+    printf("PE %d of %d pid %d job %s backend %s nlocal %d\n", info.rank, info.size, (int)getpid(), info.jobid,
+           info.name, info.nlocal);
     fflush(stdout);
     check(info.rank >= 0 && info.rank < info.size, "rank in range");
+    check(info.nlocal >= 1 && info.nlocal <= info.size && info.local_ranks != NULL, "nlocal in 1..size");
+    int self = 0;
+    for (int i = 0; i < info.nlocal; i++) {
+        check(info.local_ranks[i] >= 0 && info.local_ranks[i] < info.size, "local rank in range");
+        check(i == 0 || info.local_ranks[i] > info.local_ranks[i - 1], "local ranks ascending");
+        self |= info.local_ranks[i] == info.rank;
+    }
+    check(self, "local ranks include this PE");
 
     if (!strcmp(mode, "ok") || !strcmp(mode, "singleton")) {
         exchange(&info);

@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# run_pmix_tests.sh - one ctest case per call: runs a program under mpirun (the PMIx bootstrap) and checks exit status,
+# that PMIx was the bootstrap (not N singletons), messages, teardown and /dev/shm.  Skips (77) without mpirun or PMIx.
+# Usage: CASE NP HAVE_PMIX MPIRUN PROG [ARGS...]   (CASE oshrun_hostfile: PROG is oshrun, ARGS the program)
+set -u
+case_name=$1
+np=$2
+have_pmix=$3
+MPIRUN=$4
+PROG=$5
+shift 5
+QUICK_S=${LAUNCHER_QUICK_S:-10}
+
+skip() {
+  echo "SKIP [$case_name]: $*"
+  exit 77
+}
+tmp=$(mktemp -d /tmp/pmix-test.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() {
+  echo "FAIL [$case_name]: $*" >&2
+  fails=$((fails + 1))
+}
+show() {
+  echo "--- stdout:" >&2
+  cat "$tmp/out" >&2
+  echo "--- stderr:" >&2
+  cat "$tmp/err" >&2
+}
+
+# the cases that need no launcher come first
+if [ "$case_name" = no_server ]; then
+  # PMIx variables without a PMIx server behind them: a clear message, not a hang and not a singleton
+  PMIX_NAMESPACE=gshmem-test PMIX_RANK=0 timeout -s KILL 30 "$PROG" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  rc=$?
+  [ "$rc" = 1 ] || fail "exit status $rc, expected 1"
+  if [ "$have_pmix" = 1 ]; then
+    grep -q "PMIx_Init failed" "$tmp/err" || fail "stderr does not name PMIx_Init"
+  else
+    grep -q "built without PMIx" "$tmp/err" || fail "stderr does not say gshmem was built without PMIx"
+  fi
+  [ $fails = 0 ] || show
+  [ $fails = 0 ] && echo "PASS [$case_name]"
+  exit $((fails > 0))
+fi
+
+[ "$have_pmix" = 1 ] || skip "gshmem was built without PMIx (GSHMEM_WITH_PMIX, libpmix-dev)"
+command -v "$MPIRUN" >/dev/null 2>&1 || skip "no mpirun (Debian: openmpi-bin)"
+if [ "$(id -u)" = 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+export SHMEM_DEBUG=1 # the PMIx bootstrap's line names the job id; PE 0 prints the bootstrap's name with SHMEM_VERSION
+
+# run CMD...: sets rc and elapsed_ms; output in $tmp/out and $tmp/err.  TERM first so mpirun can reap its PEs.
+run() {
+  local t0 t1
+  t0=$(date +%s%N)
+  timeout -k 10 90 "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  rc=$?
+  t1=$(date +%s%N)
+  elapsed_ms=$(((t1 - t0) / 1000000))
+}
+mpi() { run "$MPIRUN" --oversubscribe -np "$np" "$@"; }
+expect_rc() {
+  if [ "$rc" != "$1" ]; then
+    fail "exit status $rc, expected $1"
+    show
+  fi
+}
+expect_err() {
+  if ! grep -qE -- "$1" "$tmp/err"; then
+    fail "stderr does not match /$1/"
+    show
+  fi
+}
+expect_count() { # PATTERN FILE N
+  local n
+  n=$(grep -cE -- "$1" "$tmp/$2")
+  if [ "$n" != "$3" ]; then
+    fail "$n lines of $2 match /$1/, expected $3"
+    show
+  fi
+}
+expect_quick() {
+  if [ "$elapsed_ms" -gt $((QUICK_S * 1000)) ]; then fail "took ${elapsed_ms} ms, expected under ${QUICK_S} s"; fi
+}
+# every PE this bootstrap announced used one job id, and none of its segments is left in /dev/shm
+expect_one_job_clean() {
+  local jobs j
+  jobs=$(sed -n 's/.*PMIx bootstrap, namespace .* (job \([^)]*\)).*/\1/p' "$tmp/err" | sort -u)
+  if [ "$(printf '%s\n' "$jobs" | grep -c .)" != 1 ]; then
+    fail "expected one job id from the PEs, got '$jobs'"
+    show
+    return
+  fi
+  printf '%s\n' "$jobs" | grep -qE '^[A-Za-z0-9._-]{1,40}$' || fail "job id '$jobs' is not 1-40 of [A-Za-z0-9._-]"
+  for j in /dev/shm/gshmem-"$jobs"-* /dev/shm/sem.gshmem-"$jobs"-*; do
+    [ -e "$j" ] && fail "left behind: $j"
+  done
+}
+expect_pes_gone() {
+  local p
+  sleep 0.5
+  for p in $(sed -n 's/^PE [0-9]* of [0-9]* pid \([0-9]*\) .*/\1/p' "$tmp/out"); do
+    # mpirun's PEs are reparented when it exits: a zombie waiting for init to reap it is gone
+    if kill -0 "$p" 2>/dev/null && ! grep -qE '^[0-9]+ \(.*\) Z' "/proc/$p/stat" 2>/dev/null; then
+      fail "PE process $p still exists after the job ended"
+      kill -9 "$p" 2>/dev/null
+    fi
+  done
+}
+
+case $case_name in
+prog) # any program: succeeds, every PE in one PMIx job of np PEs
+  SHMEM_VERSION=1 mpi "$PROG" "$@"
+  expect_rc 0
+  expect_count "^gshmem .*, $np PEs, bootstrap pmix$" out 1
+  expect_count "PMIx bootstrap, namespace .*, $np PEs on this node" err "$np"
+  expect_one_job_clean
+  ;;
+boot) # the bootstrap alone: allgathers of 0 B to 1 MiB, in place, 200 barriers; locality
+  mpi "$PROG" ok
+  expect_rc 0
+  expect_count "^PE [0-9]+ of $np pid [0-9]+ job [A-Za-z0-9._-]+ backend pmix nlocal $np$" out "$np"
+  expect_count "^PE [0-9]+ done$" out "$np"
+  [ "$(sed -n 's/.* job \([^ ]*\) .*/\1/p' "$tmp/out" | sort -u | wc -l)" = 1 ] || fail "PEs disagree on the job id"
+  ;;
+force_local) # SHMEM_BOOTSTRAP=local under mpirun: every process is its own singleton, as asked
+  SHMEM_BOOTSTRAP=local SHMEM_VERSION=1 mpi "$PROG" "$@"
+  expect_rc 0
+  expect_count "^gshmem .*, 1 PEs, bootstrap singleton$" out "$np"
+  ;;
+global_exit) # shmem_global_exit(7) on PE 1: the job ends at once with 7, a line says who ended it
+  mpi "$PROG" abort 1 7
+  expect_rc 7
+  expect_quick
+  expect_err "^gshmem: PE 1 ended the job with status 7"
+  expect_pes_gone
+  expect_one_job_clean
+  ;;
+abort_message) # the bootstrap's abort with a message: printed once, job status is the code
+  mpi "$PROG" abortmsg 2 9
+  expect_rc 9
+  expect_quick
+  expect_count "^gshmem: PE 2: boot_client: this PE found a fatal problem$" err 1
+  expect_pes_gone
+  ;;
+segv) # a PE crashes after shmem_init: mpirun ends the job non-zero
+  mpi "$PROG" segv 1
+  [ "$rc" != 0 ] || fail "exit status 0 after a PE crashed"
+  expect_quick
+  expect_pes_gone
+  expect_one_job_clean
+  ;;
+misuse) # a library error on PE 1 (target PE out of range) ends the job with status 1 and names the routine
+  mpi "$PROG" misuse 1
+  expect_rc 1
+  expect_quick
+  expect_err "shmem_int_p"
+  expect_pes_gone
+  ;;
+oshrun_hostfile) # oshrun --hostfile hands the job to mpirun; the PEs use PMIx
+  echo "localhost slots=$np" >"$tmp/hosts"
+  SHMEM_VERSION=1 run "$PROG" -v --hostfile "$tmp/hosts" -np "$np" "$@"
+  expect_rc 0
+  expect_err "^oshrun: handing the job to mpirun: mpirun -np $np --hostfile "
+  expect_count "^gshmem .*, $np PEs, bootstrap pmix$" out 1
+  expect_one_job_clean
+  ;;
+*)
+  echo "unknown case $case_name" >&2
+  exit 2
+  ;;
+esac
+[ $fails = 0 ] && echo "PASS [$case_name]"
+exit $((fails > 0))
