@@ -1,6 +1,6 @@
 /* oshrun.c - gshmem's launcher: starts N PEs of a program on this machine, serves the local bootstrap
  * (hello, allgather/barrier, abort, finalize) over one socketpair per PE, and tears the whole job down when a PE fails.
- */
+ * With --hostfile, or -H naming other machines, it hands the job to mpirun instead (the PEs then use PMIx). */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -33,6 +33,8 @@
 #define KILL_GRACE_MS 2000 /* SIGTERM, then SIGKILL this much later */
 #define MAX_NPES 4096
 #define LINE_MAX_TAG 4096 /* a tagged line longer than this is split */
+#define MAX_FWD 256       /* options kept for mpirun */
+#define MAX_NOTES 32      /* --verbose notes held until we know whether mpirun takes over */
 
 /* a reply buffer shared by every PE it is queued to */
 struct obuf {
@@ -80,6 +82,16 @@ static struct {
     int verbose;
     double timeout_s;
     char **argv; /* program and its arguments */
+    /* --hostfile, or -H with another machine: the job goes to mpirun with these options */
+    int remote;
+    const char *fwd[MAX_FWD];
+    int nfwd;
+    int hostfile;
+    char timeout_whole[24]; /* mpirun's --timeout takes whole seconds */
+    long host_slots;        /* PEs the -H lists hold (1 per host without ":N"), for --oversubscribe */
+    int oversubscribe;      /* given by the user */
+    char *notes[MAX_NOTES]; /* "ignoring ..." notes: true only if oshrun starts the PEs itself */
+    int nnotes;
     char jobid[64];
     struct pe *pes;
     pid_t pgid;
@@ -151,9 +163,11 @@ static void usage(FILE *f) {
                "  -v, --verbose              say what oshrun does (ignored options, cleanup)\n"
                "  -h, --help                 show this help\n"
                "  -V, --version              show the version\n"
+               "  --hostfile FILE            run on the machines FILE lists: hands the job to mpirun\n"
+               "  -H, --host H[,H...]        run on these machines; other than this one: hands the job to mpirun\n"
                "  --                         end of options\n"
-               "Accepted and ignored, for scripts written for mpirun: --oversubscribe, --bind-to X, --map-by X,\n"
-               "--allow-run-as-root, --mca K V, -H/--host H (this machine only).\n"
+               "Accepted and ignored when oshrun starts the PEs itself, passed on to mpirun otherwise:\n"
+               "--oversubscribe, --bind-to X, --map-by X, --allow-run-as-root, --mca K V.\n"
                "Exit status: 0 if every PE exited 0; the status of shmem_global_exit; else the failing PE's status\n"
                "or 128+signal; 124 on --timeout; 126/127 if the program cannot be run; 2 on a usage error.\n");
 }
@@ -191,14 +205,41 @@ static int host_is_local(const char *h) {
     return (n == strlen(self) && !strncmp(h, self, n)) || (hshort == selfshort && !strncmp(h, self, hshort));
 }
 
-static void check_hosts(const char *list) {
+/* Returns 1 if every host of "h1[:n],h2[:n],..." is this machine; adds the slots the list offers to job.host_slots. */
+static int hosts_are_local(const char *list) {
     char *copy = strdup(list), *save = NULL;
-    for (char *h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save))
-        if (!host_is_local(h))
-            usage_error("host '%s' is not this machine: oshrun starts PEs on this machine only (use mpirun or srun "
-                        "across machines)",
-                        h);
+    int local = 1;
+    if (!copy)
+        usage_error("out of memory");
+    for (char *h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+        local &= host_is_local(h);
+        const char *c = strchr(h, ':');
+        long n = c ? strtol(c + 1, NULL, 10) : 1;
+        job.host_slots += n > 0 ? n : 1;
+    }
     free(copy);
+    return local;
+}
+
+static void fwd(const char *a, const char *b) {
+    if (job.nfwd + 2 > MAX_FWD)
+        usage_error("too many options");
+    job.fwd[job.nfwd++] = a;
+    if (b)
+        job.fwd[job.nfwd++] = b;
+}
+
+static void later_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void later_note(const char *fmt, ...) {
+    char *m = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&m, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && job.nnotes < MAX_NOTES)
+        job.notes[job.nnotes++] = m;
+    else
+        free(m);
 }
 
 static void parse_args(int argc, char **argv) {
@@ -236,8 +277,10 @@ static void parse_args(int argc, char **argv) {
             job.npes = parse_np(val);
         } else if (!strcmp(name, "tag-output")) {
             job.tag_output = 1;
+            fwd("--tag-output", NULL);
         } else if (!strcmp(name, "x")) {
             TAKE_VALUE();
+            fwd("-x", val);
             const char *e = strchr(val, '=');
             if (e == val || val[0] == '\0')
                 usage_error("-x needs NAME or NAME=VALUE, got '%s'", val);
@@ -245,10 +288,10 @@ static void parse_args(int argc, char **argv) {
                 char *n = strndup(val, (size_t)(e - val));
                 setenv(n, e + 1, 1);
                 free(n);
-            } else if (job.verbose) {
+            } else {
                 /* the PEs inherit our environment, so exporting a set variable is already done */
-                note("oshrun: -x %s: the PEs inherit oshrun's environment%s", val,
-                     "; nothing more to do (unset variables stay unset)");
+                later_note("oshrun: -x %s: the PEs inherit oshrun's environment%s", val,
+                           "; nothing more to do (unset variables stay unset)");
             }
         } else if (!strcmp(name, "timeout")) {
             TAKE_VALUE();
@@ -257,6 +300,9 @@ static void parse_args(int argc, char **argv) {
             if (end == val || *end || !(t > 0) || t > 1e9)
                 usage_error("invalid --timeout '%s': expected a positive number of seconds", val);
             job.timeout_s = t;
+            long long whole = (long long)t;
+            snprintf(job.timeout_whole, sizeof job.timeout_whole, "%lld", whole + (t > (double)whole));
+            fwd("--timeout", job.timeout_whole);
         } else if (!strcmp(name, "v") || !strcmp(name, "verbose")) {
             job.verbose = 1;
         } else if (!strcmp(name, "h") || !strcmp(name, "help")) {
@@ -266,23 +312,30 @@ static void parse_args(int argc, char **argv) {
             printf("oshrun (gshmem) %s, bootstrap protocol %u\n", OSHRUN_VERSION, BOOT_PROTO_VERSION);
             exit(0);
         } else if (!strcmp(name, "oversubscribe") || !strcmp(name, "allow-run-as-root")) {
-            if (job.verbose)
-                note("oshrun: ignoring %s (PEs always run on this machine)", a);
+            job.oversubscribe |= name[0] == 'o';
+            fwd(name[0] == 'o' ? "--oversubscribe" : "--allow-run-as-root", NULL);
+            later_note("oshrun: ignoring %s (PEs always run on this machine)", a);
         } else if (!strcmp(name, "bind-to") || !strcmp(name, "map-by")) {
             TAKE_VALUE();
-            if (job.verbose)
-                note("oshrun: ignoring %s %s (oshrun does not bind or map PEs)", a, val);
+            fwd(name[0] == 'b' ? "--bind-to" : "--map-by", val);
+            later_note("oshrun: ignoring %s %s (oshrun does not bind or map PEs)", a, val);
         } else if (!strcmp(name, "mca")) {
             if (val || i + 2 >= argc)
                 usage_error("option '%s' needs two values (--mca KEY VALUE)", a);
-            if (job.verbose)
-                note("oshrun: ignoring %s %s %s (Open MPI setting)", a, argv[i + 1], argv[i + 2]);
+            fwd("--mca", argv[i + 1]);
+            fwd(argv[i + 2], NULL);
+            later_note("oshrun: ignoring %s %s %s (Open MPI setting)", a, argv[i + 1], argv[i + 2]);
             i += 2;
         } else if (!strcmp(name, "H") || !strcmp(name, "host")) {
             TAKE_VALUE();
-            check_hosts(val);
-            if (job.verbose)
-                note("oshrun: ignoring %s %s (this machine)", a, val);
+            if (!hosts_are_local(val))
+                job.remote = 1;
+            fwd("--host", val);
+            later_note("oshrun: ignoring %s %s (this machine)", a, val);
+        } else if (!strcmp(name, "hostfile") || !strcmp(name, "machinefile")) {
+            TAKE_VALUE();
+            job.remote = job.hostfile = 1; /* the file is mpirun's to read */
+            fwd("--hostfile", val);
         } else {
             usage_error("unknown option '%s'", a);
         }
@@ -291,6 +344,83 @@ static void parse_args(int argc, char **argv) {
     if (i >= argc)
         usage_error("no program given");
     job.argv = argv + i;
+    for (int k = 0; k < job.nnotes; k++) {
+        if (job.verbose && !job.remote)
+            note("%s", job.notes[k]);
+        free(job.notes[k]);
+    }
+}
+
+/* ---- other machines: mpirun starts the PEs, which find each other through PMIx ---- */
+
+extern char **environ;
+
+/* whether the user's options already hold -x NAME or -x NAME=VALUE for the NAME of length len at name */
+static int exported(const char *name, size_t len) {
+    for (int k = 0; k + 1 < job.nfwd; k++)
+        if (!strcmp(job.fwd[k], "-x") && !strncmp(job.fwd[k + 1], name, len) &&
+            (job.fwd[k + 1][len] == '\0' || job.fwd[k + 1][len] == '='))
+            return 1;
+    return 0;
+}
+
+static void __attribute__((noreturn)) exec_mpirun(void) {
+    size_t nargs = 0, nenv = 0, nprog = 0;
+    for (char **e = environ; *e; e++)
+        nenv++;
+    while (job.argv[nprog])
+        nprog++;
+    const char **av = calloc(8 + (size_t)job.nfwd + 2 * nenv + nprog, sizeof *av);
+    char np[16];
+    if (!av) {
+        note("oshrun: out of memory");
+        exit(1);
+    }
+    snprintf(np, sizeof np, "%d", job.npes);
+    av[nargs++] = "mpirun";
+    av[nargs++] = "-np";
+    av[nargs++] = np;
+    for (int k = 0; k < job.nfwd; k++)
+        av[nargs++] = job.fwd[k];
+    /* mpirun gives each -H host one slot unless it says ":N"; oshrun has never limited PEs to cores */
+    if (!job.oversubscribe && job.host_slots > 0 && job.npes > job.host_slots)
+        av[nargs++] = "--oversubscribe";
+    /* mpirun copies only what -x names to other machines: gshmem's settings must reach every PE */
+    for (char **e = environ; *e; e++) {
+        size_t len = strcspn(*e, "=");
+        if (strncmp(*e, "SHMEM_", 6) || !(*e)[len] || exported(*e, len))
+            continue;
+        char *name = strndup(*e, len);
+        if (!name)
+            continue;
+        av[nargs++] = "-x";
+        av[nargs++] = name;
+    }
+    for (size_t k = 0; k < nprog; k++)
+        av[nargs++] = job.argv[k];
+    av[nargs] = NULL;
+    /* oshrun's own bootstrap variables (oshrun inside oshrun) would make the PEs look for an oshrun */
+    unsetenv("GSHMEM_BOOT_FD");
+    unsetenv("GSHMEM_RANK");
+    unsetenv("GSHMEM_SIZE");
+    unsetenv("GSHMEM_JOBID");
+    if (job.verbose) {
+        char line[4096];
+        size_t off = (size_t)snprintf(line, sizeof line, "oshrun: handing the job to mpirun:");
+        for (size_t k = 0; av[k] && off < sizeof line; k++)
+            off += (size_t)snprintf(line + off, sizeof line - off, " %s", av[k]);
+        note("%s", line);
+    }
+    fflush(NULL);
+    execvp("mpirun", (char **)av);
+    int e = errno;
+    if (e == ENOENT)
+        note("oshrun: %s hands the job to mpirun, but mpirun was not found in PATH; install a PMIx launcher "
+             "(Debian: apt-get install openmpi-bin), or start the program with prterun or srun --mpi=pmix",
+             job.hostfile ? "--hostfile" : "-H with another machine");
+    else
+        note("oshrun: cannot run mpirun: %s", strerror(e));
+    exit(e == ENOENT ? 127 : 126);
 }
 
 /* ---- cleanup of /dev/shm segments the library left behind (a PE killed during init) ---- */
@@ -871,6 +1001,8 @@ int main(int argc, char **argv) {
         if (fcntl(fd, F_GETFD) < 0)
             open("/dev/null", O_RDWR);
     parse_args(argc, argv);
+    if (job.remote)
+        exec_mpirun();
 
     sigset_t mask;
     sigemptyset(&mask);

@@ -22,11 +22,11 @@ show() {
   cat "$tmp/err" >&2
 }
 
-# run ARGS...: runs oshrun with ARGS, sets rc and elapsed_ms; output in $tmp/out and $tmp/err
+# run ARGS...: runs oshrun with ARGS (and PATH=$RUN_PATH if set), sets rc and elapsed_ms; output in $tmp/out, $tmp/err
 run() {
   local t0 t1
   t0=$(date +%s%N)
-  timeout -s KILL 40 "$OSHRUN" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  timeout -s KILL 40 env ${RUN_PATH:+PATH="$RUN_PATH"} "$OSHRUN" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
   rc=$?
   t1=$(date +%s%N)
   elapsed_ms=$(((t1 - t0) / 1000000))
@@ -194,9 +194,14 @@ usage)
   run --help
   expect_rc 0
   expect_out "^Usage: oshrun"
-  run -H some-other-host.example -np 2 true
-  expect_rc 2
-  expect_err "not this machine"
+  # another machine: the job goes to mpirun; here there is none to go to
+  mkdir "$tmp/nompirun"
+  RUN_PATH="$tmp/nompirun" run -H some-other-host.example -np 2 true
+  expect_rc 127
+  expect_err "^oshrun: -H with another machine hands the job to mpirun, but mpirun was not found in PATH"
+  RUN_PATH="$tmp/nompirun" run --hostfile "$tmp/nompirun/hosts" -np 2 true
+  expect_rc 127
+  expect_err "^oshrun: --hostfile hands the job to mpirun, but mpirun was not found"
   run --oversubscribe --bind-to core --map-by slot --allow-run-as-root -H localhost --mca btl self -np 2 true
   expect_rc 0
   expect_stderr_lines 0
