@@ -8,6 +8,10 @@ command -v cc >/dev/null || need+=(build-essential)
 command -v python3 >/dev/null || need+=(python3)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v clang-format >/dev/null || need+=(clang-format)
+# PMIx bootstrap and its tests (mpirun serves PMIx); libfabric transport; ip for the network-namespace tests
+for pkg in libpmix-dev openmpi-bin libfabric-dev libfabric-bin iproute2; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
   $SUDO apt-get update -qq
