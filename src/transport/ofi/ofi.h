@@ -2,8 +2,8 @@
  * peer under SHMEM_TRANSPORT=ofi). src/comm/rma.c calls these when shmemi_xlate finds no mapping; they take the
  * segment and the offset already resolved and checked there.
  *
- * Design (see docs/transport.md): one reliable-datagram endpoint per context class (the default context and team
- * contexts share endpoint 0, each SHMEM_CTX_PRIVATE context gets its own), one completion counter per endpoint
+ * Design (see docs/transport.md): one reliable-datagram endpoint (every context uses it; FI_THREAD_SAFE), one
+ * completion counter per endpoint
  * counting every operation it posted, so quiet is "counter == posted"; every segment registered once, keys and base
  * addresses exchanged through the bootstrap; inject for small puts and non-fetching atomics; transfers cut at the
  * provider's maximum message size; a progress thread asleep in poll() on the completion queue's wait descriptor. */
@@ -47,7 +47,7 @@ SHMEMI_HIDDEN void shmemi_ofi_progress(void);
 /* A thread starts (1) or stops (0) driving the provider in a loop; the progress thread stands down meanwhile. */
 SHMEMI_HIDDEN void shmemi_ofi_driving(int on);
 
-/* Contexts: gives a new context its own endpoint when it is private and endpoints remain; frees it again. */
+/* Contexts: the endpoint a new context uses (today endpoint 0 for all), and its release. */
 SHMEMI_HIDDEN void shmemi_ofi_ctx_create(struct gshmem_ctx *c);
 SHMEMI_HIDDEN void shmemi_ofi_ctx_destroy(struct gshmem_ctx *c);
 
