@@ -181,13 +181,13 @@ void shmem_info_get_name(char *name) {
 
 void shmemi_info_print(FILE *f) {
     fprintf(f, "gshmem %s — OpenSHMEM %d.%d\n", GSHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
-    fprintf(f, "Build: transports shm (intra-node)%s; bootstrap local (oshrun) and singleton; GPU: none\n",
+    fprintf(f, "Build: transports shm (intra-node)%s; bootstrap %s; GPU: none\n",
 #ifdef GSHMEM_HAVE_OFI
-            ", ofi (libfabric, between nodes)"
+            ", ofi (libfabric, between nodes; loaded when a job needs it)",
 #else
-            "; no libfabric (one node only)"
+            "; no libfabric (one node only)",
 #endif
-    );
+            shmemb_backends());
     const char *ofi = shmemi_ofi_describe();
     if (ofi)
         fprintf(f, "Network transport in use: libfabric %s\n", ofi);

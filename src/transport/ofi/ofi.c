@@ -19,8 +19,54 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 
+#include <dlfcn.h>
+
 #include "bootstrap/bootstrap.h"
 #include "transport/ofi/ofi.h"
+
+/* libfabric is loaded only when a job needs the network: linking it would load its providers' libraries into every
+ * program, and one of them (PSM's libinfinipath) installs SIGINT/SIGTERM handlers at load time, which breaks
+ * oshrun's signal forwarding for jobs that never touch the network. The few exported functions used here are looked
+ * up; everything else in the libfabric API is inline calls through the objects' operation tables. */
+static struct {
+    void *dl;
+    int (*getinfo)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *, struct fi_info **);
+    void (*freeinfo)(struct fi_info *);
+    struct fi_info *(*dupinfo)(const struct fi_info *);
+    int (*fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);
+    const char *(*strerror)(int);
+} lf;
+#define fi_getinfo(...) lf.getinfo(__VA_ARGS__)
+#define fi_freeinfo(i) lf.freeinfo(i)
+#define fi_dupinfo(i) lf.dupinfo(i)
+#define fi_allocinfo() lf.dupinfo(NULL)
+#define fi_fabric(...) lf.fabric(__VA_ARGS__)
+#define fi_strerror(e) lf.strerror(e)
+
+static int load_libfabric(char *err, size_t errlen) {
+    if (lf.dl)
+        return 0;
+    void *dl = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!dl) {
+        snprintf(err, errlen,
+                 "libfabric transport: cannot load libfabric.so.1 (%s); install libfabric (Debian: libfabric1), or run "
+                 "every PE on one node",
+                 dlerror());
+        return -1;
+    }
+    *(void **)&lf.getinfo = dlsym(dl, "fi_getinfo");
+    *(void **)&lf.freeinfo = dlsym(dl, "fi_freeinfo");
+    *(void **)&lf.dupinfo = dlsym(dl, "fi_dupinfo");
+    *(void **)&lf.fabric = dlsym(dl, "fi_fabric");
+    *(void **)&lf.strerror = dlsym(dl, "fi_strerror");
+    if (!lf.getinfo || !lf.freeinfo || !lf.dupinfo || !lf.fabric || !lf.strerror) {
+        snprintf(err, errlen, "libfabric transport: libfabric.so.1 lacks fi_getinfo/fi_fabric/...: too old?");
+        dlclose(dl);
+        return -1;
+    }
+    lf.dl = dl;
+    return 0;
+}
 
 #define OFI_VERSION FI_VERSION(1, 17)
 #define NSEG (SHMEMI_MAX_SEGS + 1) /* user segments, then the control block */
@@ -598,7 +644,7 @@ struct ofi_card {
 
 int shmemi_ofi_init(char *err, size_t errlen) {
     int n = shmemi_rt.n_pes, rc;
-    if (pick_provider(err, errlen))
+    if (load_libfabric(err, errlen) || pick_provider(err, errlen))
         return -1;
     struct fi_info *i = net.info;
     if (i->domain_attr->mr_mode & FI_MR_LOCAL) {
