@@ -16,6 +16,7 @@ usage: bench/compare.sh [options]
   --title TEXT      heading of the markdown summary (default: date and uname)
   --only gshmem|oshmem   run one side only (the table shows n/a for the other)
   --gshmem-env VAR=VALUE environment for the gshmem runs (repeatable), e.g. SHMEM_WAIT_SPIN=100000000
+  --oshmem-env VAR=VALUE environment for the OSHMEM runs (repeatable), e.g. UCX_TLS=tcp,self
   --gshmem-bind     bind gshmem PE i to CPU i (taskset) when np <= cores, as Open MPI's oshrun binds its PEs by
                     default there; gshmem's oshrun does not bind (unbound PEs may share a core on a busy host)
   --aset            also run gshmem with shmem-perf --aset (collectives through the active-set forms, the API
@@ -41,6 +42,7 @@ aset=0
 g_bind=0
 perf_args=()
 g_env=()
+o_env=()
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -56,6 +58,7 @@ while [ $# -gt 0 ]; do
     --aset) aset=1; shift ;;
     --gshmem-bind) g_bind=1; shift ;;
     --gshmem-env) g_env+=("$2"); shift 2 ;;
+    --oshmem-env) o_env+=("$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; perf_args=("$@"); break ;;
     *) echo "compare.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
@@ -107,7 +110,7 @@ if [ $do_o = 1 ]; then
 fi
 
 # Open MPI refuses root without these; its osc/rdma component crashes in shmem_finalize on this setup.
-oshmem_env=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_osc=^rdma)
+oshmem_env=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_osc=^rdma ${o_env[@]+"${o_env[@]}"})
 o_extra=()
 [ "$np" -gt "$(nproc)" ] && o_extra=(--oversubscribe)
 # --gshmem-bind: each PE execs itself under taskset with CPU GSHMEM_RANK (Open MPI binds to cores when np <= cores)
@@ -121,7 +124,7 @@ fi
   echo "host: $(uname -srm), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
   [ -r /etc/os-release ] && . /etc/os-release && echo "os: ${PRETTY_NAME:-unknown}"
   echo "gshmem: ${g_run:-skipped} (binary ${g_bin:-none})${g_env[*]:+ with ${g_env[*]}}$([ ${#g_wrap[@]} -gt 0 ] && echo ', PE i bound to CPU i (--gshmem-bind)')"
-  echo "oshmem: ${o_run} ($("$o_run" --version 2>/dev/null | head -n1 || true))"
+  echo "oshmem: ${o_run} ($("$o_run" --version 2>/dev/null | head -n1 || true))${o_env[*]:+ with ${o_env[*]}}"
   echo "np: $np, rounds: $rounds, shmem-perf args: $quick ${perf_args[*]:-}$([ $aset = 1 ] && [ $do_g = 1 ] && echo ' (gshmem also with --aset)')"
 } >"$out/machine.txt"
 cat "$out/machine.txt" >>"$log"
