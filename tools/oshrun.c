@@ -811,6 +811,10 @@ static void handle_signals(void) {
                 note("oshrun: forwarding signal %d (%s) to the PEs", sig, strsignal(sig));
             job.forwarded_sig = sig;
             signal_group(sig);
+            /* a PE that catches a terminating signal and carries on (some libraries install handlers) must not
+             * keep the job alive: SIGKILL after the grace period, as in a teardown */
+            if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT) && job.kill_at_ms < 0)
+                job.kill_at_ms = now_ms() + KILL_GRACE_MS;
         }
     }
     reap(); /* SIGCHLDs coalesce; be sure */
@@ -1101,7 +1105,10 @@ int main(int argc, char **argv) {
         now = now_ms();
         if (job.timeout_at_ms >= 0 && !job.tearing_down && now >= job.timeout_at_ms)
             fail(124, "the job ran longer than --timeout %g seconds; terminating the job", job.timeout_s);
-        if (job.tearing_down && !job.kill_sent && job.kill_at_ms >= 0 && now >= job.kill_at_ms) {
+        if (!job.kill_sent && job.kill_at_ms >= 0 && now >= job.kill_at_ms) {
+            if (!job.tearing_down)
+                note("oshrun: the PEs are still running %d ms after signal %d (%s); killing them", KILL_GRACE_MS,
+                     job.forwarded_sig, strsignal(job.forwarded_sig));
             signal_group(SIGKILL);
             job.kill_sent = 1;
         }

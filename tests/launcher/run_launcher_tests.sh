@@ -335,6 +335,15 @@ signal_forward)
     fail "SIGUSR1 did not reach both PEs"
     show
   }
+  # PEs that ignore the forwarded SIGTERM (some libraries install handlers): killed after the grace period
+  "$OSHRUN" -np 2 sh -c 'trap "" TERM; echo "PE $GSHMEM_RANK pid $$ x"; while :; do sleep 0.1; done' \
+    >"$tmp/out" 2>"$tmp/err" </dev/null &
+  bgpid=$!
+  for i in $(seq 1 100); do [ "$(grep -c 'pid' "$tmp/out")" -ge 2 ] && break; sleep 0.1; done
+  kill -TERM $bgpid
+  wait_bg
+  expect_rc 137
+  expect_err "still running 2000 ms after signal 15 .*; killing them"
   ;;
 launcher_killed)
   # oshrun itself killed with SIGKILL: the PEs must not live on
