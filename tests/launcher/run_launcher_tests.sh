@@ -336,6 +336,7 @@ signal_forward)
     show
   }
   # PEs that ignore the forwarded SIGTERM (some libraries install handlers): killed after the grace period
+  : >"$tmp/out" # the lines of the case above must not count as this job's PEs being up
   "$OSHRUN" -np 2 sh -c 'trap "" TERM; echo "PE $GSHMEM_RANK pid $$ x"; while :; do sleep 0.1; done' \
     >"$tmp/out" 2>"$tmp/err" </dev/null &
   bgpid=$!
