@@ -118,7 +118,7 @@ void shmemi_waiter_pause(struct shmemi_waiter *w) {
         yld *= 1;
         if (!w->driving) { /* the progress thread stands down while we drive */
             w->driving = 1;
-            shmemi_ofi_driving(1);
+            shmemi_ofi_driving(SHMEMI_DRIVE_START);
         }
         if ((w->iter & 7) == 0 || w->iter >= spin)
             shmemi_ofi_progress();
@@ -171,14 +171,14 @@ void shmemi_waiter_sleep(struct shmemi_waiter *w) {
     w->sleeps++;
     if (w->driving) { /* asleep, we drive nothing: the progress thread takes over and rings us */
         w->driving = 0;
-        shmemi_ofi_driving(0);
+        shmemi_ofi_driving(SHMEMI_DRIVE_HANDOFF);
     }
     futex_wait(&shmemi_rt.ctl[shmemi_rt.my_pe]->bell, w->seq, ns);
 }
 
 void shmemi_waiter_done(struct shmemi_waiter *w) {
     if (w->driving)
-        shmemi_ofi_driving(0);
+        shmemi_ofi_driving(SHMEMI_DRIVE_STOP);
     if (w->sleeping && shmemi_ofi_up)
         watch_clear();
     if (w->sleeping)

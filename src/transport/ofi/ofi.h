@@ -44,8 +44,12 @@ SHMEMI_HIDDEN void shmemi_ofi_fence(shmem_ctx_t ctx);
 SHMEMI_HIDDEN void shmemi_ofi_quiet_all(void);
 /* Drives the provider once (waiters call it while they spin, so data lands without a thread switch). */
 SHMEMI_HIDDEN void shmemi_ofi_progress(void);
-/* A thread starts (1) or stops (0) driving the provider in a loop; the progress thread stands down meanwhile. */
-SHMEMI_HIDDEN void shmemi_ofi_driving(int on);
+/* A thread starts (SHMEMI_DRIVE_START) or stops driving the provider in a loop; the progress thread stands down
+ * meanwhile. SHMEMI_DRIVE_STOP: the thread goes back to the program and may well be back at once (the next blocking
+ * call), so the progress thread takes over only if nobody drove for a while. SHMEMI_DRIVE_HANDOFF: the thread goes
+ * to sleep and needs the progress thread to serve the provider (and ring it) from now on. */
+enum { SHMEMI_DRIVE_STOP, SHMEMI_DRIVE_START, SHMEMI_DRIVE_HANDOFF };
+SHMEMI_HIDDEN void shmemi_ofi_driving(int how);
 
 /* Contexts: the endpoint a new context uses (today endpoint 0 for all), and its release. */
 SHMEMI_HIDDEN void shmemi_ofi_ctx_create(struct gshmem_ctx *c);
