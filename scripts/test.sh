@@ -17,6 +17,6 @@ cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGSHMEM_WERROR=ON -D
 cmake --build build/asan -j 2
 (cd build/asan && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --output-on-failure -j "$jobs" --timeout 300 -LE 'nosan|ofi|netns')
-# the network path under the sanitizers too: every 2-PE functional test over libfabric tcp (about 20 s)
+# the network path under the sanitizers too: every 2-PE functional test over libfabric tcp and net (about 40 s)
 (cd build/asan && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --output-on-failure -j "$jobs" --timeout 300 -L ofi -R '_np2$')

@@ -156,7 +156,7 @@ static inline const char *scratch_of(const struct grp *g, int i, uint64_t e) { r
  * added its 1 before that, which the subtraction keeps, so consecutive barriers may reuse pSync; once every member
  * is done pSync[0] is back at SHMEM_SYNC_VALUE. */
 static void aset_arrive(const struct grp *g) {
-    if (shmemi_rt.amo_net) { /* pSync also takes fabric atomics: stay atomic with them */
+    if (shmemi_rt.amo_net || g->net) { /* pSync also takes fabric atomics, or a member is off the node */
         shmemi_ofi_quiet_all();
         for (int k = 1; k < g->size; k++) {
             int i = (g->me + k) % g->size;

@@ -341,6 +341,10 @@ void shmemi_put_signal_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t 
 static inline uint64_t amo32(uint32_t *p, int op, uint64_t value, uint64_t cond) { AMO_BODY(uint32_t, p); }
 static inline uint64_t amo64(uint64_t *p, int op, uint64_t value, uint64_t cond) { AMO_BODY(uint64_t, p); }
 
+uint64_t shmemi_amo_cpu(void *p, int op, uint64_t value, uint64_t cond, size_t size) {
+    return size == 8 ? amo64((uint64_t *)p, op, value, cond) : amo32((uint32_t *)p, op, value, cond);
+}
+
 uint64_t shmemi_amo(shmem_ctx_t ctx, int op, void *dest, uint64_t value, uint64_t cond, size_t size, int pe,
                     const char *fn) {
     pe = shmemi_ctx_pe(ctx, pe, fn);

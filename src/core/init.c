@@ -81,7 +81,7 @@ static void do_init(int requested, const char *fn) {
     if (shmemi_rt.nlocal < shmemi_rt.n_pes) {
         if (shmemi_ofi_init(err, sizeof err))
             init_fail(fn, err);
-        shmemi_rt.amo_net = 1;
+        shmemi_rt.amo_net = shmemi_ofi_fabric_atomics();
     }
     shmemi_teams_init();
     shmemi_rt.init_state = 1;

@@ -101,6 +101,9 @@ SHMEMI_HIDDEN void shmemi_put_signal_nbi(shmem_ctx_t ctx, void *dest, const void
 /* ---- atomics: value/cond hold the operand bits zero-extended to 64; returns the fetched bits ---- */
 SHMEMI_HIDDEN uint64_t shmemi_amo(shmem_ctx_t ctx, int op, void *dest, uint64_t value, uint64_t cond, size_t size,
                                   int pe, const char *fn);
+/* the CPU atomic `op` on a local word of size 4 or 8 (the libfabric transport applies peers' atomics with it when the
+ * provider has no fabric atomics) */
+SHMEMI_HIDDEN uint64_t shmemi_amo_cpu(void *p, int op, uint64_t value, uint64_t cond, size_t size);
 /* non-blocking fetching atomics: the fetched value is stored to `fetch` (size bytes) */
 SHMEMI_HIDDEN void shmemi_amo_nbi(shmem_ctx_t ctx, int op, void *fetch, void *dest, uint64_t value, uint64_t cond,
                                   size_t size, int pe, const char *fn);

@@ -102,6 +102,9 @@ static struct {
     size_t max_msg, inject;  /* transfer limits */
     int ordered;             /* RMA and atomics to one peer are applied in order (read-after-write included) */
     int amo_ok[2][SHMEMI_AMO_XOR + 1]; /* [size==8][op]: native; else emulated with compare-and-swap */
+    int am;                            /* no fabric atomics: atomics are messages applied by the target (see am_*) */
+    struct am_rbuf *am_bufs;
+    pthread_mutex_t am_lock; /* one thread at a time takes messages off the queue and applies them, in order */
     pthread_t progress;
     int progress_on, wait_fd, stop_pipe[2];
     char desc[160];
@@ -162,9 +165,10 @@ static inline void mark_dirty(struct ofi_ep *e, int pe) {
 }
 
 /* ---- completion ---- */
-static void check_errors(struct ofi_ep *e) {
+/* A failed operation raises the counter's error count; `cq_says` when the queue itself reports an error entry. */
+static void check_errors(struct ofi_ep *e, int cq_says) {
     uint64_t errs = fi_cntr_readerr(e->cntr);
-    if (SHMEMI_LIKELY(errs == e->errs_seen))
+    if (SHMEMI_LIKELY(errs == e->errs_seen && !cq_says))
         return;
     struct fi_cq_err_entry ce = {0};
     char buf[256] = "";
@@ -177,11 +181,30 @@ static void check_errors(struct ofi_ep *e) {
                  *buf ? ": " : "", buf);
 }
 
-static void drive(struct ofi_ep *e) {
+struct am_rbuf;
+static void am_handle(struct ofi_ep *e, struct am_rbuf *b);
+static int am_ours(const void *ctx);
+enum { K_WRITE, K_FETCH, K_CSWAP };
+
+/* Drives the provider once; returns how many completions it took off the queue (atomic messages included). */
+static int drive(struct ofi_ep *e) {
     struct fi_cq_entry ent[8];
+    if (!net.am) {
+        ssize_t n = fi_cq_read(e->cq, ent, 8);
+        if (n == -FI_EAVAIL)
+            check_errors(e, 1);
+        return n > 0 ? (int)n : 0;
+    }
+    if (pthread_mutex_trylock(&net.am_lock)) /* another thread is applying messages, in order: let it */
+        return 0;
     ssize_t n = fi_cq_read(e->cq, ent, 8);
+    for (ssize_t i = 0; i < n; i++) /* (net reports reads and writes too, though asked not to: skip those) */
+        if (am_ours(ent[i].op_context))
+            am_handle(e, (struct am_rbuf *)ent[i].op_context);
+    pthread_mutex_unlock(&net.am_lock);
     if (n == -FI_EAVAIL)
-        check_errors(e);
+        check_errors(e, 1);
+    return n > 0 ? (int)n : 0;
 }
 
 /* Waits until every operation posted on e so far has completed (remote completion: delivery-complete semantics).
@@ -201,7 +224,7 @@ static void wait_posted(struct ofi_ep *e) {
         return;
     shmemi_ofi_driving(SHMEMI_DRIVE_START);
     while (!all_done(e)) {
-        check_errors(e);
+        check_errors(e, 0);
         drive(e);
         if (++spins > 64) {
             if (spins < 4096)
@@ -230,8 +253,141 @@ static void wait_posted(struct ofi_ep *e) {
             ofi_fatal(what, (int)rc_);                                                                                 \
     } while (0)
 
+/* what each AMO is in libfabric terms */
+static const struct {
+    int kind;
+    enum fi_op op;
+} amo_map[SHMEMI_AMO_XOR + 1] = {
+    [SHMEMI_AMO_FETCH] = {K_FETCH, FI_ATOMIC_READ}, [SHMEMI_AMO_SET] = {K_WRITE, FI_ATOMIC_WRITE},
+    [SHMEMI_AMO_SWAP] = {K_FETCH, FI_ATOMIC_WRITE}, [SHMEMI_AMO_CSWAP] = {K_CSWAP, FI_CSWAP},
+    [SHMEMI_AMO_FETCH_INC] = {K_FETCH, FI_SUM},     [SHMEMI_AMO_INC] = {K_WRITE, FI_SUM},
+    [SHMEMI_AMO_FETCH_ADD] = {K_FETCH, FI_SUM},     [SHMEMI_AMO_ADD] = {K_WRITE, FI_SUM},
+    [SHMEMI_AMO_FETCH_AND] = {K_FETCH, FI_BAND},    [SHMEMI_AMO_AND] = {K_WRITE, FI_BAND},
+    [SHMEMI_AMO_FETCH_OR] = {K_FETCH, FI_BOR},      [SHMEMI_AMO_OR] = {K_WRITE, FI_BOR},
+    [SHMEMI_AMO_FETCH_XOR] = {K_FETCH, FI_BXOR},    [SHMEMI_AMO_XOR] = {K_WRITE, FI_BXOR},
+};
+
+/* ---- atomics as messages, for providers without fabric atomics (net in libfabric 1.17) ----
+ * The initiator sends the operation; whichever thread of the target drives the provider (a waiter, a blocked call,
+ * or the progress thread) applies it with a CPU atomic and, for fetching ones, sends the old value back. Every
+ * atomic on a word is then a CPU atomic on its owner, so mapped peers and the PE itself keep using CPU atomics too.
+ * Messages from one peer are applied in arrival order (one thread at a time, under am_lock), and the provider
+ * delivers a message after the writes posted before it (FI_ORDER_SAW): a flush message answered by a peer means
+ * everything sent to it before has landed, which is what quiet needs. */
+enum { AM_POST, AM_FETCH, AM_FLUSH, AM_REPLY };
+struct am_msg {
+    uint8_t kind, op, size, seg;
+    int32_t from;
+    uint64_t off, value, cond, token;
+};
+struct am_rbuf {
+    struct fi_context fc; /* first: the completion's op_context points here */
+    struct am_msg m;
+};
+struct am_slot { /* on the initiator's stack until every reply came */
+    uint32_t left;
+    uint64_t result;
+};
+#define AM_NBUF 256
+
+static int am_ours(const void *ctx) {
+    const struct am_rbuf *b = ctx;
+    return b >= net.am_bufs && b < net.am_bufs + AM_NBUF;
+}
+
+static void am_send(struct ofi_ep *e, int pe, const struct am_msg *m, int in_handler) {
+    ssize_t rc;
+    unsigned long n = 0;
+    while ((rc = fi_inject(e->ep, m, sizeof *m, net.addr[pe])) == -FI_EAGAIN) {
+        if (in_handler)
+            (void)fi_cntr_read(e->cntr); /* progress without taking messages (we hold am_lock) */
+        else
+            drive(e);
+        if (++n > 64)
+            sched_yield();
+    }
+    if (rc)
+        ofi_fatal("fi_inject (atomic message)", (int)rc);
+}
+
+static int am_post(struct ofi_ep *e, struct am_rbuf *b) {
+    struct iovec iov = {.iov_base = &b->m, .iov_len = sizeof b->m};
+    struct fi_msg msg = {.msg_iov = &iov, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .context = &b->fc};
+    ssize_t rc;
+    while ((rc = fi_recvmsg(e->ep, &msg, FI_COMPLETION)) == -FI_EAGAIN)
+        (void)fi_cntr_read(e->cntr);
+    return (int)rc;
+}
+
+static void am_handle(struct ofi_ep *e, struct am_rbuf *b) {
+    struct am_msg m = b->m;
+    int rc = am_post(e, b); /* the buffer is free again once copied */
+    if (rc)
+        ofi_fatal("fi_recvmsg (atomic messages)", rc);
+    if (m.kind == AM_REPLY) {
+        struct am_slot *slot = (struct am_slot *)(uintptr_t)m.token;
+        slot->result = m.value;
+        __atomic_sub_fetch(&slot->left, 1, __ATOMIC_RELEASE);
+        return;
+    }
+    struct am_msg r = {.kind = AM_REPLY, .token = m.token, .from = (int32_t)shmemi_rt.my_pe};
+    if (m.from < 0 || m.from >= shmemi_rt.n_pes)
+        shmemi_fatal("shmem (libfabric transport)", "malformed atomic message (from PE %d)", (int)m.from);
+    if (m.kind != AM_FLUSH) {
+        struct shmemi_seg *sg = m.seg == SHMEMI_MAX_SEGS ? &shmemi_rt.internal
+                                : m.seg < shmemi_rt.nsegs ? &shmemi_rt.segs[m.seg]
+                                                          : NULL;
+        if (!sg || (m.size != 4 && m.size != 8) || m.off + m.size > sg->map_size || m.op > SHMEMI_AMO_XOR)
+            shmemi_fatal("shmem (libfabric transport)", "malformed atomic message from PE %d", (int)m.from);
+        void *p = (char *)sg->base + m.off;
+        r.value = shmemi_amo_cpu(p, m.op, m.value, m.cond, m.size);
+        if (m.op != SHMEMI_AMO_FETCH) /* wakes a sleeper only if the word it watches changed, as for fabric data */
+            shmemi_wake_after_traffic();
+        if (m.kind == AM_POST)
+            return;
+    }
+    am_send(e, m.from, &r, 1);
+}
+
+static void am_wait(struct ofi_ep *e, struct am_slot *slot) {
+    unsigned long spins = 0;
+    if (!__atomic_load_n(&slot->left, __ATOMIC_ACQUIRE))
+        return;
+    shmemi_ofi_driving(SHMEMI_DRIVE_START);
+    while (__atomic_load_n(&slot->left, __ATOMIC_ACQUIRE)) {
+        drive(e);
+        check_errors(e, 0);
+        if (++spins > 64) {
+            if (spins < 4096)
+                sched_yield();
+            else {
+                struct timespec ts = {0, 20000};
+                nanosleep(&ts, NULL);
+            }
+        }
+    }
+    shmemi_ofi_driving(SHMEMI_DRIVE_STOP);
+}
+
+static uint64_t am_amo(struct ofi_ep *e, int op, int si, size_t off, uint64_t value, uint64_t cond, size_t size,
+                       int pe) {
+    struct am_slot slot = {.left = 1};
+    int fetch = amo_map[op].kind != K_WRITE;
+    struct am_msg m = {.kind = fetch ? AM_FETCH : AM_POST, .op = (uint8_t)op, .size = (uint8_t)size,
+                       .seg = (uint8_t)si, .from = (int32_t)shmemi_rt.my_pe, .off = off, .value = value,
+                       .cond = cond, .token = (uint64_t)(uintptr_t)&slot};
+    if (!fetch)
+        mark_dirty(e, pe); /* applied by the next flush */
+    am_send(e, pe, &m, 0);
+    if (!fetch)
+        return 0;
+    am_wait(e, &slot);
+    return slot.result;
+}
+
 static void quiet_ep(struct ofi_ep *e) {
     int list[64], n;
+    struct am_slot slot = {0};
     do {
         pthread_mutex_lock(&e->dirty_lock);
         n = e->ndirty < 64 ? e->ndirty : 64;
@@ -240,6 +396,13 @@ static void quiet_ep(struct ofi_ep *e) {
         for (int i = 0; i < n; i++)
             e->dirty[list[i]] = 0;
         pthread_mutex_unlock(&e->dirty_lock);
+        if (net.am) { /* a flush answered means the writes and atomics sent before it landed */
+            __atomic_add_fetch(&slot.left, (uint32_t)n, __ATOMIC_SEQ_CST);
+            struct am_msg m = {.kind = AM_FLUSH, .from = (int32_t)shmemi_rt.my_pe, .token = (uint64_t)(uintptr_t)&slot};
+            for (int i = 0; i < n; i++)
+                am_send(e, list[i], &m, 0);
+            continue;
+        }
         for (int i = 0; i < n; i++) /* read back the first word of the peer's control block */
             POST(e,
                  fi_read(e->ep, &e->sink, sizeof e->sink, NULL, net.addr[list[i]], net.base[SHMEMI_MAX_SEGS][list[i]],
@@ -247,6 +410,7 @@ static void quiet_ep(struct ofi_ep *e) {
                  "fi_read (quiet)");
     } while (n == 64);
     wait_posted(e);
+    am_wait(e, &slot);
 }
 
 /* ---- RMA ---- */
@@ -282,19 +446,6 @@ void shmemi_ofi_get(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, void *dst
 }
 
 /* ---- atomics ---- */
-enum { K_WRITE, K_FETCH, K_CSWAP };
-static const struct {
-    int kind;
-    enum fi_op op;
-} amo_map[SHMEMI_AMO_XOR + 1] = {
-    [SHMEMI_AMO_FETCH] = {K_FETCH, FI_ATOMIC_READ}, [SHMEMI_AMO_SET] = {K_WRITE, FI_ATOMIC_WRITE},
-    [SHMEMI_AMO_SWAP] = {K_FETCH, FI_ATOMIC_WRITE}, [SHMEMI_AMO_CSWAP] = {K_CSWAP, FI_CSWAP},
-    [SHMEMI_AMO_FETCH_INC] = {K_FETCH, FI_SUM},     [SHMEMI_AMO_INC] = {K_WRITE, FI_SUM},
-    [SHMEMI_AMO_FETCH_ADD] = {K_FETCH, FI_SUM},     [SHMEMI_AMO_ADD] = {K_WRITE, FI_SUM},
-    [SHMEMI_AMO_FETCH_AND] = {K_FETCH, FI_BAND},    [SHMEMI_AMO_AND] = {K_WRITE, FI_BAND},
-    [SHMEMI_AMO_FETCH_OR] = {K_FETCH, FI_BOR},      [SHMEMI_AMO_OR] = {K_WRITE, FI_BOR},
-    [SHMEMI_AMO_FETCH_XOR] = {K_FETCH, FI_BXOR},    [SHMEMI_AMO_XOR] = {K_WRITE, FI_BXOR},
-};
 
 static uint64_t native_amo(struct ofi_ep *e, int op, int si, size_t off, uint64_t value, uint64_t cond, size_t size,
                            int pe) {
@@ -359,6 +510,8 @@ uint64_t shmemi_ofi_amo(shmem_ctx_t ctx, int op, struct shmemi_seg *s, size_t of
                         size_t size, int pe) {
     struct ofi_ep *e = ep_of(ctx);
     int si = seg_index(s);
+    if (net.am)
+        return am_amo(e, op, si, off, value, cond, size, pe);
     if (SHMEMI_LIKELY(net.amo_ok[size == 8][op]))
         return native_amo(e, op, si, off, value, cond, size, pe);
     /* emulation: read, then compare-and-swap until no other update came between (correct against any concurrent
@@ -490,6 +643,7 @@ void shmemi_ofi_quiet_all(void) {
 static void *progress_main(void *arg) {
     (void)arg;
     uint64_t hot_since = 0, seen = 0;
+    unsigned hot_polls = 0;
     struct fid *f = &net.ep0.cq->fid;
     for (;;) {
         __atomic_store_n(&parked, 1, __ATOMIC_SEQ_CST);
@@ -508,7 +662,7 @@ static void *progress_main(void *arg) {
         }
         seen = ep;
         __atomic_store_n(&parked, 0, __ATOMIC_SEQ_CST);
-        drive(&net.ep0);
+        int got = drive(&net.ep0);
         shmemi_wake_after_traffic();
         struct pollfd p[2] = {{.fd = net.stop_pipe[0], .events = POLLIN}, {.fd = net.wait_fd, .events = POLLIN}};
         if (net.wait_fd >= 0) {
@@ -518,8 +672,11 @@ static void *progress_main(void *arg) {
             struct timespec now;
             clock_gettime(CLOCK_MONOTONIC, &now);
             uint64_t t = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+            if (got)
+                hot_since = t;
             if (t - hot_since < HOT_NS) {
-                if (poll(p, 2, 0) > 0) {
+                /* completions show traffic; serving a peer's reads leaves none, so look at the descriptor too */
+                if ((++hot_polls & 7) == 0 && poll(p, 2, 0) > 0) {
                     if (p[0].revents & POLLIN)
                         break;
                     hot_since = t;
@@ -569,7 +726,8 @@ static struct fi_info *hints_for(uint64_t caps) {
 
 /* Finds a provider; when none fits, says which capability the named provider lacks. */
 static int pick_provider(char *err, size_t errlen) {
-    struct fi_info *h = hints_for(FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE);
+    struct fi_info *h =
+        hints_for(FI_RMA | FI_ATOMIC | FI_MSG | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE);
     if (!h)
         return snprintf(err, errlen, "libfabric transport: out of memory"), -1;
     int rc = fi_getinfo(OFI_VERSION, NULL, NULL, 0, h, &net.info);
@@ -578,6 +736,13 @@ static int pick_provider(char *err, size_t errlen) {
     } else {
         h->tx_attr->msg_order = 0; /* an unordered provider works too: fence and put-with-signal then wait */
         rc = fi_getinfo(OFI_VERSION, NULL, NULL, 0, h, &net.info);
+    }
+    if (rc || !net.info) { /* no fabric atomics: atomics become messages, which must follow the writes in order */
+        h->caps &= ~(uint64_t)FI_ATOMIC;
+        h->tx_attr->msg_order = FI_ORDER_RMA_RAW | FI_ORDER_RMA_WAW | FI_ORDER_SAW | FI_ORDER_SAS;
+        rc = fi_getinfo(OFI_VERSION, NULL, NULL, 0, h, &net.info);
+        if (rc == 0 && net.info)
+            net.ordered = 1;
     }
     if (rc == 0 && net.info && *shmemi_env.ofi_domain) {
         /* layered providers (tcp;ofi_rxm) may not filter on the domain hint: pick it from the list */
@@ -613,9 +778,10 @@ static int pick_provider(char *err, size_t errlen) {
         {0, 0, "is not available on this machine (see fi_info -l)"},
         {0, 1, "has no reliable datagram endpoints (FI_EP_RDM)"},
         {FI_RMA, 1, "has no one-sided transfers (FI_RMA) on reliable datagram endpoints"},
-        {FI_RMA | FI_ATOMIC, 1, "has no fabric atomics (FI_ATOMIC)"},
+        {FI_RMA | FI_MSG, 1, "has neither fabric atomics (FI_ATOMIC) nor messages (FI_MSG)"},
     };
-    const char *lack = "does not offer what gshmem needs (FI_EP_RDM, FI_RMA, FI_ATOMIC, no local registration)";
+    const char *lack = "does not offer what gshmem needs (FI_EP_RDM, FI_RMA, FI_ATOMIC or ordered FI_MSG, no local "
+                       "registration)";
     for (size_t i = 0; i < sizeof probe / sizeof probe[0]; i++) {
         struct fi_info *p = fi_allocinfo(), *got = NULL;
         if (!p)
@@ -694,13 +860,35 @@ int shmemi_ofi_init(char *err, size_t errlen) {
     }
     if (ep_open(&net.ep0, shmemi_env.ofi_progress, err, errlen))
         return -1;
-    check_atomics();
+    if (i->caps & FI_ATOMIC)
+        check_atomics();
     if (!net.amo_ok[0][SHMEMI_AMO_CSWAP] || !net.amo_ok[1][SHMEMI_AMO_CSWAP]) {
-        snprintf(err, errlen,
-                 "libfabric transport: provider %s has no compare-and-swap on 32- and 64-bit integers "
-                 "(fi_compare_atomicvalid FI_CSWAP), which gshmem needs at least; pick another with SHMEM_OFI_PROVIDER",
-                 i->fabric_attr->prov_name);
-        return -1;
+        /* no compare-and-swap to build the rest on (net in libfabric 1.17 lists FI_ATOMIC but implements none):
+         * atomics as messages, if the provider sends them in order after the writes */
+        uint64_t need = FI_ORDER_SAW | FI_ORDER_SAS;
+        if (!(i->caps & FI_MSG) || (i->tx_attr->msg_order & need) != need ||
+            i->tx_attr->inject_size < sizeof(struct am_msg)) {
+            snprintf(err, errlen,
+                     "libfabric transport: provider %s has no compare-and-swap on 32- and 64-bit integers "
+                     "(fi_compare_atomicvalid FI_CSWAP), nor messages delivered in order after writes (FI_MSG, "
+                     "FI_ORDER_SAW, FI_ORDER_SAS, inject >= %zu B) to carry atomics; pick another with "
+                     "SHMEM_OFI_PROVIDER",
+                     i->fabric_attr->prov_name, sizeof(struct am_msg));
+            return -1;
+        }
+        net.am = 1;
+        pthread_mutex_init(&net.am_lock, NULL);
+        net.am_bufs = calloc(AM_NBUF, sizeof *net.am_bufs);
+        if (!net.am_bufs) {
+            snprintf(err, errlen, "libfabric transport: out of memory");
+            return -1;
+        }
+        for (int k = 0; k < AM_NBUF; k++)
+            if ((rc = am_post(&net.ep0, &net.am_bufs[k]))) {
+                snprintf(err, errlen, "libfabric transport: cannot post receive buffers on provider %s: %s",
+                         i->fabric_attr->prov_name, fi_strerror(-rc));
+                return -1;
+            }
     }
 
     struct ofi_card mine = {0};
@@ -763,7 +951,9 @@ int shmemi_ofi_init(char *err, size_t errlen) {
     free(all);
     snprintf(net.desc, sizeof net.desc, "%s on %s (max message %zu B, inject %zu B, %s atomics)",
              i->fabric_attr->prov_name, i->domain_attr->name, net.max_msg, net.inject,
-             net.amo_ok[1][SHMEMI_AMO_FETCH_ADD] ? "native" : "emulated");
+             net.am                               ? "message"
+             : net.amo_ok[1][SHMEMI_AMO_FETCH_ADD] ? "native"
+                                                   : "emulated");
 
     if (shmemi_env.ofi_progress) {
         if (fi_control(&net.ep0.cq->fid, FI_GETWAIT, &net.wait_fd))
@@ -789,6 +979,8 @@ int shmemi_ofi_init(char *err, size_t errlen) {
 
 const char *shmemi_ofi_describe(void) { return shmemi_ofi_up ? net.desc : NULL; }
 
+int shmemi_ofi_fabric_atomics(void) { return shmemi_ofi_up && !net.am; }
+
 void shmemi_ofi_fini(void) {
     if (!shmemi_ofi_up)
         return;
@@ -804,6 +996,9 @@ void shmemi_ofi_fini(void) {
         close(net.stop_pipe[1]);
     }
     ep_close(&net.ep0);
+    free(net.am_bufs);
+    net.am_bufs = NULL;
+    net.am = 0;
     for (int si = 0; si < NSEG; si++) {
         if (net.mr[si])
             fi_close(&net.mr[si]->fid);
