@@ -334,7 +334,7 @@ static void am_handle(struct ofi_ep *e, struct am_rbuf *b) {
     if (m.from < 0 || m.from >= shmemi_rt.n_pes)
         shmemi_fatal("shmem (libfabric transport)", "malformed atomic message (from PE %d)", (int)m.from);
     if (m.kind != AM_FLUSH) {
-        struct shmemi_seg *sg = m.seg == SHMEMI_MAX_SEGS ? &shmemi_rt.internal
+        struct shmemi_seg *sg = m.seg == SHMEMI_MAX_SEGS  ? &shmemi_rt.internal
                                 : m.seg < shmemi_rt.nsegs ? &shmemi_rt.segs[m.seg]
                                                           : NULL;
         if (!sg || (m.size != 4 && m.size != 8) || m.off + m.size > sg->map_size || m.op > SHMEMI_AMO_XOR)
@@ -373,9 +373,15 @@ static uint64_t am_amo(struct ofi_ep *e, int op, int si, size_t off, uint64_t va
                        int pe) {
     struct am_slot slot = {.left = 1};
     int fetch = amo_map[op].kind != K_WRITE;
-    struct am_msg m = {.kind = fetch ? AM_FETCH : AM_POST, .op = (uint8_t)op, .size = (uint8_t)size,
-                       .seg = (uint8_t)si, .from = (int32_t)shmemi_rt.my_pe, .off = off, .value = value,
-                       .cond = cond, .token = (uint64_t)(uintptr_t)&slot};
+    struct am_msg m = {.kind = fetch ? AM_FETCH : AM_POST,
+                       .op = (uint8_t)op,
+                       .size = (uint8_t)size,
+                       .seg = (uint8_t)si,
+                       .from = (int32_t)shmemi_rt.my_pe,
+                       .off = off,
+                       .value = value,
+                       .cond = cond,
+                       .token = (uint64_t)(uintptr_t)&slot};
     if (!fetch)
         mark_dirty(e, pe); /* applied by the next flush */
     am_send(e, pe, &m, 0);
@@ -726,8 +732,7 @@ static struct fi_info *hints_for(uint64_t caps) {
 
 /* Finds a provider; when none fits, says which capability the named provider lacks. */
 static int pick_provider(char *err, size_t errlen) {
-    struct fi_info *h =
-        hints_for(FI_RMA | FI_ATOMIC | FI_MSG | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE);
+    struct fi_info *h = hints_for(FI_RMA | FI_ATOMIC | FI_MSG | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE);
     if (!h)
         return snprintf(err, errlen, "libfabric transport: out of memory"), -1;
     int rc = fi_getinfo(OFI_VERSION, NULL, NULL, 0, h, &net.info);
@@ -951,7 +956,7 @@ int shmemi_ofi_init(char *err, size_t errlen) {
     free(all);
     snprintf(net.desc, sizeof net.desc, "%s on %s (max message %zu B, inject %zu B, %s atomics)",
              i->fabric_attr->prov_name, i->domain_attr->name, net.max_msg, net.inject,
-             net.am                               ? "message"
+             net.am                                ? "message"
              : net.amo_ok[1][SHMEMI_AMO_FETCH_ADD] ? "native"
                                                    : "emulated");
 
