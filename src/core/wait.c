@@ -115,13 +115,21 @@ void shmemi_waiter_pause(struct shmemi_waiter *w) {
         /* Drive the network ourselves while spinning: data lands without a switch to the progress thread. A
          * network round trip is tens of microseconds, so stay awake (yielding) longer before sleeping: a peer's
          * get or atomic on this PE is then served at once instead of after the progress thread wakes up. */
-        yld *= 1;
         if (!w->driving) { /* the progress thread stands down while we drive */
             w->driving = 1;
             shmemi_ofi_driving(SHMEMI_DRIVE_START);
         }
-        if ((w->iter & 7) == 0 || w->iter >= spin)
-            shmemi_ofi_progress();
+        /* Serving peers' atomic messages is work: a waiter that just did some starts its spin again instead of
+         * going to sleep and leaving the next one to the progress thread (a thread switch per request). */
+        if (((w->iter & 7) == 0 || w->iter >= spin) && shmemi_ofi_progress() > 0) {
+            w->iter = 0;
+            if (w->sleeping) { /* awake again: no longer counted among the sleepers */
+                watch_clear();
+                __atomic_fetch_sub(&shmemi_rt.ctl[shmemi_rt.my_pe]->sleepers, 1, __ATOMIC_SEQ_CST);
+                w->sleeping = 0;
+                w->sleeps = 0;
+            }
+        }
         if (!shmemi_env.ofi_progress && w->iter >= spin) { /* no progress thread to ring us: never sleep */
             sched_yield();
             w->iter++;

@@ -552,7 +552,7 @@ void shmemi_ofi_fence(shmem_ctx_t ctx) {
         quiet_ep(ep_of(ctx));
 }
 
-void shmemi_ofi_progress(void) { drive(&net.ep0); }
+int shmemi_ofi_progress(void) { return drive(&net.ep0); }
 
 /* ---- endpoints ---- */
 static int ep_open(struct ofi_ep *e, int wait_fd, char *err, size_t errlen) {

@@ -42,8 +42,9 @@ SHMEMI_HIDDEN void shmemi_ofi_quiet(shmem_ctx_t ctx);
 SHMEMI_HIDDEN void shmemi_ofi_fence(shmem_ctx_t ctx);
 /* every endpoint (barriers, finalize) */
 SHMEMI_HIDDEN void shmemi_ofi_quiet_all(void);
-/* Drives the provider once (waiters call it while they spin, so data lands without a thread switch). */
-SHMEMI_HIDDEN void shmemi_ofi_progress(void);
+/* Drives the provider once (waiters call it while they spin, so data lands without a thread switch); returns the
+ * completions taken, atomic messages from peers included. */
+SHMEMI_HIDDEN int shmemi_ofi_progress(void);
 /* Whether atomics to remote PEs are the provider's (then a CPU atomic on a word they may touch is not atomic with
  * them, and every atomic goes through the fabric), or messages the target applies with CPU atomics. */
 SHMEMI_HIDDEN int shmemi_ofi_fabric_atomics(void);

@@ -24,7 +24,7 @@ void shmemi_ofi_put_signal(shmem_ctx_t ctx, struct shmemi_seg *ds, size_t doff, 
 void shmemi_ofi_quiet(shmem_ctx_t ctx) {}
 void shmemi_ofi_fence(shmem_ctx_t ctx) {}
 void shmemi_ofi_quiet_all(void) {}
-void shmemi_ofi_progress(void) {}
+int shmemi_ofi_progress(void) { return 0; }
 int shmemi_ofi_fabric_atomics(void) { return 0; }
 void shmemi_ofi_driving(int how) {}
 void shmemi_ofi_ctx_create(struct gshmem_ctx *c) { c->net = NULL; }
