@@ -355,7 +355,9 @@ static void am_wait(struct ofi_ep *e, struct am_slot *slot) {
         return;
     shmemi_ofi_driving(SHMEMI_DRIVE_START);
     while (__atomic_load_n(&slot->left, __ATOMIC_ACQUIRE)) {
-        drive(e);
+        drive(&net.ep0); /* replies come to endpoint 0, whichever endpoint sent the request */
+        if (e != &net.ep0)
+            drive(e);
         check_errors(e, 0);
         if (++spins > 64) {
             if (spins < 4096)
@@ -622,20 +624,71 @@ static void ep_close(struct ofi_ep *e) {
     memset(e, 0, sizeof *e);
 }
 
-/* Contexts share endpoint 0 (thread safe). A private endpoint per SHMEM_CTX_PRIVATE context was tried: rxm over tcp
- * lost the job when such an endpoint, absent from the peers' address vectors, reached them (fc_ctx over ofi exited
- * without a message), so it is off until that is understood; ctx->net stays NULL. */
-void shmemi_ofi_ctx_create(struct gshmem_ctx *c) { c->net = NULL; }
+/* A SHMEM_CTX_PRIVATE context gets an endpoint of its own (its own completion queue and counter, no wait
+ * descriptor: its one thread drives it while it waits), so threads with private contexts do not take turns on
+ * endpoint 0's lock. Peers do not know its address in advance; the provider learns it at the first connection.
+ * Other contexts may be used by several threads at once and share endpoint 0.
+ * Not on rxm (tcp;ofi_rxm in libfabric 1.17): the first operation from a second endpoint of a process never
+ * completes, whether that endpoint shares endpoint 0's address vector or has its own with every peer in it
+ * (fc_ctx hangs; net passes the same tests). Contexts share endpoint 0 there. */
+static pthread_mutex_t ctx_eps_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ofi_ep *ctx_eps[64]; /* private endpoints alive (quiet_all and finalize reach them) */
+
+void shmemi_ofi_ctx_create(struct gshmem_ctx *c) {
+    c->net = NULL;
+    if (!shmemi_ofi_up || !(c->options & SHMEM_CTX_PRIVATE) || !shmemi_env.ofi_ctx_ep ||
+        strstr(net.info->fabric_attr->prov_name, "ofi_rxm"))
+        return;
+    struct ofi_ep *e = calloc(1, sizeof *e);
+    char err[256];
+    if (!e)
+        return;
+    pthread_mutex_lock(&ctx_eps_lock);
+    int slot = -1;
+    for (int k = 0; k < 64 && slot < 0; k++)
+        if (!ctx_eps[k])
+            slot = k;
+    if (slot < 0 || ep_open(e, 0, err, sizeof err)) {
+        pthread_mutex_unlock(&ctx_eps_lock);
+        shmemi_debug("private context shares endpoint 0: %s", slot < 0 ? "64 private endpoints in use" : err);
+        ep_close(e);
+        free(e);
+        return;
+    }
+    ctx_eps[slot] = e;
+    pthread_mutex_unlock(&ctx_eps_lock);
+    c->net = e;
+    shmemi_debug("private context: endpoint %d of its own", slot + 1);
+}
+
+static void ctx_ep_release(struct ofi_ep *e) {
+    quiet_ep(e);
+    ep_close(e);
+    free(e);
+}
 
 void shmemi_ofi_ctx_destroy(struct gshmem_ctx *c) {
-    if (c->net)
-        quiet_ep(c->net);
+    struct ofi_ep *e = c->net;
+    if (!e)
+        return;
+    c->net = NULL;
+    pthread_mutex_lock(&ctx_eps_lock);
+    for (int k = 0; k < 64; k++)
+        if (ctx_eps[k] == e)
+            ctx_eps[k] = NULL;
+    pthread_mutex_unlock(&ctx_eps_lock);
+    ctx_ep_release(e);
 }
 
 void shmemi_ofi_quiet_all(void) {
     if (!shmemi_ofi_up)
         return;
     quiet_ep(&net.ep0);
+    pthread_mutex_lock(&ctx_eps_lock);
+    for (int k = 0; k < 64; k++)
+        if (ctx_eps[k])
+            quiet_ep(ctx_eps[k]);
+    pthread_mutex_unlock(&ctx_eps_lock);
 }
 
 /* ---- progress thread: asleep in poll() until traffic arrives, then drives the provider and wakes sleepers ---- */
@@ -989,7 +1042,7 @@ int shmemi_ofi_fabric_atomics(void) { return shmemi_ofi_up && !net.am; }
 void shmemi_ofi_fini(void) {
     if (!shmemi_ofi_up)
         return;
-    quiet_ep(&net.ep0);
+    shmemi_ofi_quiet_all();
     /* nobody may still need this PE's progress (a peer's get or atomic on our memory) before all are done */
     shmemb_barrier();
     if (net.progress_on) {
@@ -1000,6 +1053,14 @@ void shmemi_ofi_fini(void) {
         close(net.stop_pipe[0]);
         close(net.stop_pipe[1]);
     }
+    pthread_mutex_lock(&ctx_eps_lock);
+    for (int k = 0; k < 64; k++)
+        if (ctx_eps[k]) { /* contexts the program did not destroy */
+            ep_close(ctx_eps[k]);
+            free(ctx_eps[k]);
+            ctx_eps[k] = NULL;
+        }
+    pthread_mutex_unlock(&ctx_eps_lock);
     ep_close(&net.ep0);
     free(net.am_bufs);
     net.am_bufs = NULL;
