@@ -16,20 +16,20 @@ function(gshmem_add_pe_test name exe)
     if(A_ENV)
       set_tests_properties(${name}_np${np} PROPERTIES ENVIRONMENT "${A_ENV}")
     endif()
-    # The same test again with every PE its own "node": all traffic through libfabric's tcp provider on loopback.
-    # (16-PE runs are left out: 2 minutes each over tcp on a 2-core machine, and 8 PEs already cover the paths.)
-    if(GSHMEM_OFI_FOUND AND np LESS_EQUAL 8)
-      add_test(NAME ofi_${name}_np${np} COMMAND $<TARGET_FILE:oshrun> -np ${np} $<TARGET_FILE:${exe}> ${A_ARGS})
-      set_tests_properties(ofi_${name}_np${np} PROPERTIES TIMEOUT ${A_TIMEOUT} SKIP_RETURN_CODE 77
-        PROCESSORS ${np} LABELS "ofi;${A_LABELS}"
-        ENVIRONMENT "${A_ENV};SHMEM_TRANSPORT=ofi;SHMEM_OFI_PROVIDER=tcp;SHMEM_OFI_DOMAIN=lo")
-    endif()
-    # And over the net provider (no fabric atomics: gshmem's atomics as messages), up to 4 PEs.
-    if(GSHMEM_OFI_NET AND np LESS_EQUAL 4)
-      add_test(NAME ofinet_${name}_np${np} COMMAND $<TARGET_FILE:oshrun> -np ${np} $<TARGET_FILE:${exe}> ${A_ARGS})
-      set_tests_properties(ofinet_${name}_np${np} PROPERTIES TIMEOUT ${A_TIMEOUT} SKIP_RETURN_CODE 77
-        PROCESSORS ${np} LABELS "ofinet;${A_LABELS}"
-        ENVIRONMENT "${A_ENV};SHMEM_TRANSPORT=ofi;SHMEM_OFI_PROVIDER=net;SHMEM_OFI_DOMAIN=lo")
-    endif()
+    # The same test again with every PE its own "node": all traffic through libfabric on loopback, over the tcp
+    # provider (ofi_*, up to 8 PEs: 16-PE runs take 2 minutes each over tcp on a 2-core machine) and over the net
+    # provider (ofinet_*, up to 4 PEs; no fabric atomics there: gshmem's atomics travel as messages).
+    foreach(variant "ofi;tcp;8;GSHMEM_OFI_FOUND" "ofinet;net;4;GSHMEM_OFI_NET")
+      list(GET variant 0 prefix)
+      list(GET variant 1 prov)
+      list(GET variant 2 maxnp)
+      list(GET variant 3 enabled)
+      if(${enabled} AND np LESS_EQUAL ${maxnp})
+        add_test(NAME ${prefix}_${name}_np${np} COMMAND $<TARGET_FILE:oshrun> -np ${np} $<TARGET_FILE:${exe}> ${A_ARGS})
+        set_tests_properties(${prefix}_${name}_np${np} PROPERTIES TIMEOUT ${A_TIMEOUT} SKIP_RETURN_CODE 77
+          PROCESSORS ${np} LABELS "${prefix};${A_LABELS}"
+          ENVIRONMENT "${A_ENV};SHMEM_TRANSPORT=ofi;SHMEM_OFI_PROVIDER=${prov};SHMEM_OFI_DOMAIN=lo")
+      endif()
+    endforeach()
   endforeach()
 endfunction()

@@ -218,6 +218,18 @@ static int all_done(struct ofi_ep *e) {
     return c >= p1 && p1 == p2;
 }
 
+/* A blocked call's wait loop: spin, then yield, then nap (peers may need this CPU, e.g. PEs oversubscribed). */
+static void backoff(unsigned long *spins) {
+    if (++*spins <= 64)
+        return;
+    if (*spins < 4096) {
+        sched_yield();
+    } else {
+        struct timespec ts = {0, 20000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static void wait_posted(struct ofi_ep *e) {
     unsigned long spins = 0;
     if (all_done(e))
@@ -226,14 +238,7 @@ static void wait_posted(struct ofi_ep *e) {
     while (!all_done(e)) {
         check_errors(e, 0);
         drive(e);
-        if (++spins > 64) {
-            if (spins < 4096)
-                sched_yield();
-            else {
-                struct timespec ts = {0, 20000};
-                nanosleep(&ts, NULL);
-            }
-        }
+        backoff(&spins);
     }
     shmemi_ofi_driving(SHMEMI_DRIVE_STOP);
 }
@@ -359,14 +364,7 @@ static void am_wait(struct ofi_ep *e, struct am_slot *slot) {
         if (e != &net.ep0)
             drive(e);
         check_errors(e, 0);
-        if (++spins > 64) {
-            if (spins < 4096)
-                sched_yield();
-            else {
-                struct timespec ts = {0, 20000};
-                nanosleep(&ts, NULL);
-            }
-        }
+        backoff(&spins);
     }
     shmemi_ofi_driving(SHMEMI_DRIVE_STOP);
 }
