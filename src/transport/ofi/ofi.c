@@ -761,6 +761,28 @@ static void *progress_main(void *arg) {
     return NULL;
 }
 
+static int progress_start(void) {
+    if (pipe(net.stop_pipe))
+        return -1;
+    net.progress_on = 1;
+    if ((errno = pthread_create(&net.progress, NULL, progress_main, NULL))) {
+        net.progress_on = 0;
+        close(net.stop_pipe[0]);
+        close(net.stop_pipe[1]);
+        return -1;
+    }
+    return 0;
+}
+
+static void progress_stop(void) {
+    __atomic_store_n(&net.progress_on, 0, __ATOMIC_RELEASE);
+    ssize_t w = write(net.stop_pipe[1], "x", 1);
+    (void)w;
+    pthread_join(net.progress, NULL);
+    close(net.stop_pipe[0]);
+    close(net.stop_pipe[1]);
+}
+
 /* ---- setup ---- */
 static struct fi_info *hints_for(uint64_t caps, const char *want) {
     struct fi_info *h = fi_allocinfo();
@@ -1030,14 +1052,8 @@ int shmemi_ofi_init(char *err, size_t errlen) {
     if (shmemi_env.ofi_progress) {
         if (fi_control(&net.ep0.cq->fid, FI_GETWAIT, &net.wait_fd))
             net.wait_fd = -1;
-        if (pipe(net.stop_pipe)) {
-            snprintf(err, errlen, "libfabric transport: pipe: %s", strerror(errno));
-            return -1;
-        }
-        net.progress_on = 1;
-        if (pthread_create(&net.progress, NULL, progress_main, NULL)) {
-            net.progress_on = 0;
-            snprintf(err, errlen, "libfabric transport: cannot start the progress thread");
+        if (progress_start()) {
+            snprintf(err, errlen, "libfabric transport: cannot start the progress thread: %s", strerror(errno));
             return -1;
         }
     }
@@ -1056,17 +1072,14 @@ int shmemi_ofi_fabric_atomics(void) { return shmemi_ofi_up && !net.am; }
 void shmemi_ofi_fini(void) {
     if (!shmemi_ofi_up)
         return;
+    /* Peers may still need this PE's progress until all are done: the quiet of a PE still in shmemi_ofi_quiet_all
+     * waits for us to answer its flush message or serve its read-back, and the bootstrap barrier drives nothing. So
+     * without a progress thread, one runs for the barrier (a polling one: no wait descriptor was asked for). */
+    if (!net.progress_on && progress_start())
+        shmemi_fatal("shmem_finalize", "cannot start a thread to serve peers while they finish: %s", strerror(errno));
     shmemi_ofi_quiet_all();
-    /* nobody may still need this PE's progress (a peer's get or atomic on our memory) before all are done */
     shmemb_barrier();
-    if (net.progress_on) {
-        __atomic_store_n(&net.progress_on, 0, __ATOMIC_RELEASE);
-        ssize_t w = write(net.stop_pipe[1], "x", 1);
-        (void)w;
-        pthread_join(net.progress, NULL);
-        close(net.stop_pipe[0]);
-        close(net.stop_pipe[1]);
-    }
+    progress_stop();
     pthread_mutex_lock(&ctx_eps_lock);
     for (int k = 0; k < 64; k++)
         if (ctx_eps[k]) { /* contexts the program did not destroy */
