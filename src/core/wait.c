@@ -119,9 +119,11 @@ void shmemi_waiter_pause(struct shmemi_waiter *w) {
             w->driving = 1;
             shmemi_ofi_driving(SHMEMI_DRIVE_START);
         }
-        /* Serving peers' atomic messages is work: a waiter that just did some starts its spin again instead of
-         * going to sleep and leaving the next one to the progress thread (a thread switch per request). */
-        if (((w->iter & 7) == 0 || w->iter >= spin) && shmemi_ofi_progress() > 0) {
+        /* Every turn: a progress call (a system call with sockets) is pause enough, and a peer's get or atomic
+         * waits for the next one. Serving peers' atomic messages is work: a waiter that just did some starts its
+         * spin again instead of going to sleep and leaving the next one to the progress thread (a thread switch per
+         * request). */
+        if (shmemi_ofi_progress() > 0) {
             w->iter = 0;
             if (w->sleeping) { /* awake again: no longer counted among the sleepers */
                 watch_clear();
