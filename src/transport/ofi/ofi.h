@@ -43,7 +43,8 @@ SHMEMI_HIDDEN void shmemi_ofi_fence(shmem_ctx_t ctx);
 /* every endpoint (barriers, finalize) */
 SHMEMI_HIDDEN void shmemi_ofi_quiet_all(void);
 /* Drives the provider once (waiters call it while they spin, so data lands without a thread switch); returns the
- * completions taken, atomic messages from peers included. */
+ * completions taken, atomic messages from peers included, or 1 when the call took long enough to have served a
+ * peer's read (which leaves no completion); 0 when it found nothing to do. */
 SHMEMI_HIDDEN int shmemi_ofi_progress(void);
 /* Whether atomics to remote PEs are the provider's (then a CPU atomic on a word they may touch is not atomic with
  * them, and every atomic goes through the fabric), or messages the target applies with CPU atomics. */
