@@ -353,11 +353,7 @@ static int am_post(struct ofi_ep *e, struct am_rbuf *b) {
     return (int)rc;
 }
 
-static void am_handle(struct ofi_ep *e, struct am_rbuf *b) {
-    struct am_msg m = b->m;
-    int rc = am_post(e, b); /* the buffer is free again once copied */
-    if (rc)
-        ofi_fatal("fi_recvmsg (atomic messages)", rc);
+static void am_serve(struct ofi_ep *e, struct am_msg m) {
     if (m.kind == AM_REPLY) {
         struct am_slot *slot = (struct am_slot *)(uintptr_t)m.token;
         slot->result = m.value;
@@ -381,6 +377,13 @@ static void am_handle(struct ofi_ep *e, struct am_rbuf *b) {
             return;
     }
     am_send(e, m.from, &r, 1);
+}
+
+static void am_handle(struct ofi_ep *e, struct am_rbuf *b) {
+    am_serve(e, b->m); /* the answer first: posting the buffer again is off the peer's critical path */
+    int rc = am_post(e, b);
+    if (rc)
+        ofi_fatal("fi_recvmsg (atomic messages)", rc);
 }
 
 static void am_wait(struct ofi_ep *e, struct am_slot *slot) {
