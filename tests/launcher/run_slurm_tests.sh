@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# run_slurm_tests.sh HAVE_PMIX NP[,NP...] PROG [PROG...]
+#
+# Starts a private one-node Slurm cluster (its own munge key and socket, slurmctld and slurmd on ports of their own,
+# state in a temporary directory), runs every PROG under `srun --mpi=pmix -n NP` for each NP, and tears the cluster
+# down. Exits 0 when every run passed, 1 when one failed, 77 (skip, reason on stderr) without root, without Slurm's
+# daemons or srun, without Slurm's pmix plugin, or when gshmem was built without PMIx.
+set -u
+have_pmix=$1
+nps=$2
+shift 2
+
+skip() {
+    echo "SKIP: $*" >&2
+    exit 77
+}
+[ "$have_pmix" = 1 ] || skip "gshmem built without PMIx"
+[ "$(id -u)" = 0 ] || skip "starting a private Slurm cluster needs root"
+for b in srun slurmctld slurmd munged mungekey; do
+    command -v "$b" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin:/sbin
+    command -v "$b" >/dev/null 2>&1 || skip "$b not found (Debian: apt-get install slurm-wlm munge)"
+done
+srun --mpi=list 2>&1 | grep -q pmix || skip "srun has no pmix plugin (srun --mpi=list)"
+
+D=$(mktemp -d /tmp/gshmem-slurm.XXXXXX)
+chmod 755 "$D"
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+    sleep 0.5
+    for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+    rm -rf "$D"
+}
+trap cleanup EXIT
+fail() {
+    echo "FAIL: $*" >&2
+    for f in "$D"/*.log; do
+        [ -f "$f" ] && { echo "--- $f" >&2; tail -20 "$f" >&2; }
+    done
+    exit 1
+}
+
+# munge: a key and a socket of our own, so a system munged (or none) does not matter
+mkdir -p "$D/munge"
+chmod 711 "$D/munge"
+mungekey --create --keyfile="$D/munge/key" >/dev/null 2>&1 || fail "mungekey could not create a key"
+chmod 600 "$D/munge/key"
+munged --force --foreground --socket="$D/munge/sock" --key-file="$D/munge/key" --pid-file="$D/munge/pid" \
+    --log-file="$D/munged.log" --seed-file="$D/munge/seed" >>"$D/munged.log" 2>&1 &
+pids+=($!)
+
+host=$(hostname -s)
+cpus=$(nproc)
+port=$((20000 + $$ % 20000))
+cat >"$D/slurm.conf" <<EOF
+ClusterName=gshmemtest
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+AuthType=auth/munge
+AuthInfo=socket=$D/munge/sock
+CredType=cred/munge
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation=$D/state
+SlurmdSpoolDir=$D/spool
+SlurmctldPidFile=$D/slurmctld.pid
+SlurmdPidFile=$D/slurmd.pid
+SlurmctldLogFile=$D/slurmctld.log
+SlurmdLogFile=$D/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MpiDefault=none
+ReturnToService=2
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus Sockets=1 CoresPerSocket=$cpus ThreadsPerCore=1 State=UNKNOWN
+PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
+EOF
+mkdir -p "$D/state" "$D/spool"
+export SLURM_CONF=$D/slurm.conf
+
+for i in $(seq 50); do [ -S "$D/munge/sock" ] && break; sleep 0.1; done
+[ -S "$D/munge/sock" ] || fail "munged did not start"
+slurmctld -D -f "$SLURM_CONF" >"$D/slurmctld.out.log" 2>&1 &
+pids+=($!)
+slurmd -D -f "$SLURM_CONF" -N "$host" >"$D/slurmd.out.log" 2>&1 &
+pids+=($!)
+for i in $(seq 100); do
+    sinfo -h -o %t 2>/dev/null | grep -q idle && break
+    sleep 0.2
+done
+sinfo -h -o %t 2>/dev/null | grep -q idle || fail "the Slurm node did not come up (sinfo: $(sinfo 2>&1 | tr '\n' ' '))"
+
+bad=0
+for np in ${nps//,/ }; do
+    for prog in "$@"; do
+        out=$(timeout 120 srun --mpi=pmix -n "$np" --overcommit --time=2 "$prog" 2>&1)
+        rc=$?
+        if [ $rc -ne 0 ]; then
+            echo "FAIL: srun --mpi=pmix -n $np $(basename "$prog"): exit $rc" >&2
+            echo "$out" | tail -15 >&2
+            bad=1
+        else
+            echo "ok: srun --mpi=pmix -n $np $(basename "$prog")"
+        fi
+    done
+done
+# the PMIx bootstrap must have been used, and both PEs found on this node (shared memory, not the network)
+out=$(timeout 60 srun --mpi=pmix -n 2 --overcommit env SHMEM_DEBUG=1 "$1" 2>&1)
+if echo "$out" | grep -q "PMIx bootstrap.*2 PEs on this node"; then
+    echo "ok: PMIx bootstrap under srun, 2 PEs on this node"
+else
+    echo "FAIL: SHMEM_DEBUG shows no PMIx bootstrap with 2 local PEs under srun:" >&2
+    echo "$out" | tail -10 >&2
+    bad=1
+fi
+exit $bad
