@@ -67,14 +67,15 @@ static void do_init(int requested, const char *fn) {
                  info.size - shmemi_rt.nlocal, info.size);
         init_fail(fn, err);
     }
-    if (shmemi_env.wait_spin >= 0) {
-        shmemi_rt.wait_spin = (unsigned long)shmemi_env.wait_spin;
-    } else {
+    {
         cpu_set_t set;
         int cpus = sched_getaffinity(0, sizeof set, &set) ? 1 : CPU_COUNT(&set);
         /* PEs of this node share its CPUs (under SHMEM_TRANSPORT=ofi on one machine too: count them all then) */
         int here = force_net ? (info.local_ranks ? info.nlocal : info.size) : shmemi_rt.nlocal;
-        shmemi_rt.wait_spin = here > cpus ? 20 : 2000;
+        shmemi_rt.oversubscribed = here > cpus;
+        shmemi_rt.wait_spin = shmemi_env.wait_spin >= 0  ? (unsigned long)shmemi_env.wait_spin
+                              : shmemi_rt.oversubscribed ? 20
+                                                         : 2000;
     }
     if (shmemi_segments_create(err, sizeof err))
         init_fail(fn, err);

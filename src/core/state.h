@@ -88,6 +88,7 @@ struct shmemi_state {
     int amo_net; /* atomics go through the fabric, even to mapped peers: CPU atomics on a word are not atomic with
                   * respect to the fabric's (the provider may apply them with plain loads and stores) */
     unsigned long wait_spin; /* effective SHMEM_WAIT_SPIN */
+    int oversubscribed;      /* this node's PEs outnumber the CPUs this PE may run on */
     size_t page;
     char jobid[64];
 };

@@ -107,6 +107,7 @@ static struct {
     pthread_mutex_t am_lock; /* one thread at a time takes messages off the queue and applies them, in order */
     pthread_t progress;
     int progress_on, wait_fd, stop_pipe[2];
+    int sleep_queue; /* the progress thread looks at and sleeps on a queue of its own (see own_queue_fd) */
     char desc[160];
 } net = {.wait_fd = -1, .stop_pipe = {-1, -1}};
 
@@ -114,13 +115,38 @@ static struct {
  * progress thread stands down while there are any: on a machine with few cores, two threads fighting over the
  * endpoint lock cost more than either one alone (get latency 26 us with both, 13 us with one). It also stays down
  * while they come and go quickly (a loop of blocking gets leaves the library for a few microseconds between them):
- * waking it after every call cost 30-70% of the latency. `epoch` counts starts, so the progress thread can tell. */
-static uint32_t drivers, parked, handoff;
+ * waking it after every call cost 30-70% of the latency. `epoch` counts starts, so the progress thread can tell.
+ *
+ * While one stretch of driving goes on for long (a PE waiting in a barrier or for a flag while peers read from it),
+ * the progress thread leaves altogether and `absent` says so; whoever stops driving last starts it again (see
+ * respawn), so a PE outside the library always has one. A process with a second thread pays on every system call:
+ * the kernel counts references on each file it touches once the descriptor table is shared (epoll_wait 100-140 ns
+ * alone, 155-195 ns with a sleeping thread beside it, here), and a network round trip makes several such calls. */
+static uint32_t drivers, parked, handoff, absent;
 static uint64_t epoch;
+
+static void *progress_main(void *arg);
 
 static void wake_progress(void) {
     if (__atomic_load_n(&parked, __ATOMIC_SEQ_CST))
         syscall(SYS_futex, &drivers, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Called by the thread that brought `drivers` to 0: if the progress thread left, bring it back before this PE goes
+ * back to its own work (a few tens of microseconds, once per long stretch of driving). The exchange on `absent` makes
+ * sure one thread does it, and pairs with the departing thread's own claim (see leave). */
+static void respawn(void) {
+    uint32_t one = 1;
+    if (SHMEMI_LIKELY(!__atomic_load_n(&absent, __ATOMIC_SEQ_CST)) ||
+        !__atomic_compare_exchange_n(&absent, &one, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        return;
+    pthread_join(net.progress, NULL); /* it has returned, or is returning */
+    shmemi_debug("progress thread started again: this PE stops driving the provider");
+    if ((errno = pthread_create(&net.progress, NULL, progress_main, NULL)))
+        shmemi_fatal("shmem (libfabric transport)",
+                     "cannot start the progress thread again: %s (peers' operations on this PE would wait for it "
+                     "to call the library; SHMEM_OFI_PROGRESS_THREAD=0 runs without one from the start)",
+                     strerror(errno));
 }
 
 void shmemi_ofi_driving(int how) {
@@ -131,10 +157,14 @@ void shmemi_ofi_driving(int how) {
         return;
     case SHMEMI_DRIVE_HANDOFF:
         __atomic_store_n(&handoff, 1, __ATOMIC_SEQ_CST);
-        if (__atomic_sub_fetch(&drivers, 1, __ATOMIC_SEQ_CST) == 0)
+        if (__atomic_sub_fetch(&drivers, 1, __ATOMIC_SEQ_CST) == 0) {
             wake_progress();
+            respawn();
+        }
         return;
-    default: __atomic_sub_fetch(&drivers, 1, __ATOMIC_SEQ_CST);
+    default:
+        if (__atomic_sub_fetch(&drivers, 1, __ATOMIC_SEQ_CST) == 0)
+            respawn();
     }
 }
 
@@ -601,9 +631,12 @@ void shmemi_ofi_fence(shmem_ctx_t ctx) {
 
 /* A peer's get served here leaves no completion (nor, on net, a remote-read count), yet a waiter that serves a
  * stream of them should stay awake like one serving atomic messages: a progress call that did socket work takes
- * microseconds, an idle one a fraction of one (0.2 us here), so a slow call counts as work. A call slowed by
- * preemption counts too; that only keeps the waiter spinning (and yielding) a little longer. */
-#define SERVED_NS 1000
+ * microseconds, an idle one a fraction of one (0.2 us here), so a slow call counts as work. With 1 us as the line,
+ * a 2-PE get loop over net still found the serving PE's waiter gone to sleep now and then (served reads as quick as
+ * 0.5-1 us); with 0.5 us everywhere, calls slowed by preemption kept waiters of oversubscribed PEs spinning (8 PEs
+ * on 2 cores: a collective test took 83 s instead of 3 s). */
+#define SERVED_NS 500
+#define SERVED_NS_OVERSUBSCRIBED 1000
 
 int shmemi_ofi_progress(void) {
     struct timespec a, b;
@@ -612,7 +645,8 @@ int shmemi_ofi_progress(void) {
     if (n)
         return n;
     clock_gettime(CLOCK_MONOTONIC, &b);
-    return (b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) > SERVED_NS;
+    return (b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) >
+           (shmemi_rt.oversubscribed ? SERVED_NS_OVERSUBSCRIBED : SERVED_NS);
 }
 
 /* ---- endpoints ---- */
@@ -762,12 +796,54 @@ void shmemi_ofi_quiet_all(void) {
 #define LAZY_NS 1000000L
 #define LAZY_MAX_NS 16000000L
 
+/* A stretch of driving seen to last this long makes the progress thread leave until it ends (see `absent`). Starting
+ * it again costs tens of microseconds, at most once per stretch: under 0.5% of one this long. */
+#define LEAVE_NS 15000000L
+
+/* The progress thread decides to leave while a thread of this PE drives. It says so first, then looks again: if the
+ * driving stopped meanwhile, it takes its word back, unless the thread that stopped already took it (and is starting
+ * a new progress thread). Sequentially consistent on both sides: one of the two sees the other. */
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int leave(uint64_t ep) {
+    __atomic_store_n(&absent, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&drivers, __ATOMIC_SEQ_CST) && __atomic_load_n(&epoch, __ATOMIC_SEQ_CST) == ep)
+        return 1;
+    uint32_t one = 1;
+    return !__atomic_compare_exchange_n(&absent, &one, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
+/* net (libfabric 1.17): a completion queue with a wait descriptor nests the domain's socket epoll in its own, so every
+ * packet arriving also wakes that descriptor: 1.7% of get latency here, paid while a thread of the PE drives too.
+ * Endpoint 0's queue has none there; the progress thread opens a queue with one when it takes over, to look at and
+ * sleep on, and closes it when it stands down. Returns the descriptor, or -1. */
+static struct fid_cq *own_queue;
+
+static int own_queue_fd(void) {
+    struct fi_cq_attr a = {.format = FI_CQ_FORMAT_CONTEXT, .size = 1, .wait_obj = FI_WAIT_FD};
+    int fd = -1;
+    if (!own_queue && fi_cq_open(net.domain, &a, &own_queue, NULL))
+        own_queue = NULL;
+    if (own_queue && fi_control(&own_queue->fid, FI_GETWAIT, &fd))
+        fd = -1;
+    return fd;
+}
+
+static void own_queue_close(void) {
+    if (own_queue)
+        fi_close(&own_queue->fid);
+    own_queue = NULL;
+}
+
 static void *progress_main(void *arg) {
     (void)arg;
-    uint64_t hot_since = 0, seen = 0;
+    uint64_t hot_since = 0, seen = 0, stretch_since = 0;
     unsigned hot_polls = 0;
     long lazy = LAZY_NS;
-    struct fid *f = &net.ep0.cq->fid;
     for (;;) {
         __atomic_store_n(&parked, 1, __ATOMIC_SEQ_CST);
         uint32_t d = __atomic_load_n(&drivers, __ATOMIC_SEQ_CST);
@@ -775,6 +851,16 @@ static void *progress_main(void *arg) {
         int handed = !d && __atomic_exchange_n(&handoff, 0, __ATOMIC_SEQ_CST);
         if (d || (ep != seen && !handed)) {
             /* a thread of this PE drives the provider, or did so since the last look: stay out of its way */
+            own_queue_close();
+            uint64_t t = now_ns();
+            if (!d || ep != seen)
+                stretch_since = t;
+            else if (t - stretch_since >= LEAVE_NS && __atomic_load_n(&net.progress_on, __ATOMIC_ACQUIRE) &&
+                     leave(ep)) {
+                shmemi_debug("progress thread leaves: a thread of this PE has driven the provider for %.0f ms",
+                             (double)(t - stretch_since) / 1e6);
+                return NULL;
+            }
             seen = ep;
             struct timespec ts = {lazy / 1000000000L, lazy % 1000000000L};
             if (lazy < LAZY_MAX_NS)
@@ -788,16 +874,16 @@ static void *progress_main(void *arg) {
         seen = ep;
         lazy = LAZY_NS;
         __atomic_store_n(&parked, 0, __ATOMIC_SEQ_CST);
+        int fd = net.sleep_queue ? own_queue_fd() : net.wait_fd; /* (opened before driving: no traffic missed) */
+        struct fid *f = net.sleep_queue ? (own_queue ? &own_queue->fid : NULL) : &net.ep0.cq->fid;
         int got = drive(&net.ep0);
         shmemi_wake_after_traffic();
-        struct pollfd p[2] = {{.fd = net.stop_pipe[0], .events = POLLIN}, {.fd = net.wait_fd, .events = POLLIN}};
-        if (net.wait_fd >= 0) {
+        struct pollfd p[2] = {{.fd = net.stop_pipe[0], .events = POLLIN}, {.fd = fd, .events = POLLIN}};
+        if (fd >= 0) {
             /* Hot window: for a while after traffic, keep polling (yielding between polls) instead of sleeping, so
              * a stream of gets or atomics from a peer is served without a thread wake-up per request (which costs
              * more than the network round trip on a small VM). Idle, the thread sleeps in poll(). */
-            struct timespec now;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            uint64_t t = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+            uint64_t t = now_ns();
             if (got)
                 hot_since = t;
             if (t - hot_since < HOT_NS) {
@@ -812,10 +898,8 @@ static void *progress_main(void *arg) {
                 int r = poll(p, 2, 100);
                 if (r > 0 && (p[0].revents & POLLIN))
                     break;
-                if (r > 0) {
-                    clock_gettime(CLOCK_MONOTONIC, &now);
-                    hot_since = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-                }
+                if (r > 0)
+                    hot_since = now_ns();
             }
         } else {
             /* no wait descriptor from this provider: poll often enough for latency, rarely enough to stay idle */
@@ -827,6 +911,7 @@ static void *progress_main(void *arg) {
         if (__atomic_load_n(&net.progress_on, __ATOMIC_ACQUIRE) == 0)
             break;
     }
+    own_queue_close();
     return NULL;
 }
 
@@ -847,12 +932,25 @@ static void progress_stop(void) {
     __atomic_store_n(&net.progress_on, 0, __ATOMIC_RELEASE);
     ssize_t w = write(net.stop_pipe[1], "x", 1);
     (void)w;
-    pthread_join(net.progress, NULL);
+    syscall(SYS_futex, &drivers, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0); /* parked: look now */
+    pthread_join(net.progress, NULL);                                         /* (if it had left, it is joined here) */
+    __atomic_store_n(&absent, 0, __ATOMIC_SEQ_CST);
     close(net.stop_pipe[0]);
     close(net.stop_pipe[1]);
 }
 
 /* ---- setup ---- */
+static int queue_can_sleep(void) {
+    struct fi_cq_attr a = {.format = FI_CQ_FORMAT_CONTEXT, .size = 1, .wait_obj = FI_WAIT_FD};
+    struct fid_cq *q;
+    int fd = -1;
+    if (fi_cq_open(net.domain, &a, &q, NULL))
+        return 0;
+    int ok = fi_control(&q->fid, FI_GETWAIT, &fd) == 0 && fd >= 0;
+    fi_close(&q->fid);
+    return ok;
+}
+
 static struct fi_info *hints_for(uint64_t caps, const char *want) {
     struct fi_info *h = fi_allocinfo();
     if (!h)
@@ -1021,7 +1119,8 @@ int shmemi_ofi_init(char *err, size_t errlen) {
         snprintf(err, errlen, "libfabric transport: fi_av_open: %s", fi_strerror(-rc));
         return -1;
     }
-    if (ep_open(&net.ep0, shmemi_env.ofi_progress, err, errlen))
+    net.sleep_queue = shmemi_env.ofi_progress && !strcmp(i->fabric_attr->prov_name, "net") && queue_can_sleep();
+    if (ep_open(&net.ep0, shmemi_env.ofi_progress && !net.sleep_queue, err, errlen))
         return -1;
     if (i->caps & FI_ATOMIC)
         check_atomics();
@@ -1129,6 +1228,7 @@ int shmemi_ofi_init(char *err, size_t errlen) {
     shmemi_ofi_up = 1;
     shmemi_debug("libfabric transport up: %s, progress thread %s", net.desc,
                  !shmemi_env.ofi_progress ? "off"
+                 : net.sleep_queue        ? "sleeping on a queue of its own when idle"
                  : net.wait_fd >= 0       ? "sleeping on the completion queue"
                                           : "polling");
     return 0;
