@@ -226,10 +226,106 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync) {
 }
 
 /* ---- groups with members off this node (coll_net) ----
- * No peer's control block can be polled, so everything is pushed or pulled: a barrier is a fabric atomic add to a
- * counter in every other member's slot, and data moves as barrier, RMA (gets from the members' sources, puts into
- * their destinations), quiet, barrier. Reductions and scans keep the split by address, so in-place calls are safe
- * and every PE gets bit-identical results. */
+ * No peer's control block can be polled, so everything is pushed: data goes into the receiver's memory and is
+ * followed by a signal, an add of 1 to a counter in the receiver's slot that only the receiver reads. Counters only
+ * grow while the team lives (the team remembers how many signals it waited for on each) and are zeroed when it is
+ * destroyed. Each counter has one sender, and a sender's operations arrive in order, so "the counter reached my
+ * goal" means that signal (and the data before it) is here, however far ahead of this PE the sender runs:
+ *
+ * - barrier: dissemination, ceil(log2 n) rounds; in round k a member signals member me + 2^k and waits for member
+ *   me - 2^k (a counter per round);
+ * - reductions that fit the slot's scratch: recursive doubling, log2 n rounds of exchange between members me and
+ *   me ^ 2^k (a counter per step); members past the largest power of two hand their data to a partner first and
+ *   get the result back last. The lower member's partial is always the left operand, so every member computes the
+ *   same expression;
+ * - broadcast, fcollect, collect, alltoall: data goes straight into the members' dest (the spec has every dest
+ *   ready before any PE calls the collective), with a counter per sending member in the receiver's slot.
+ *   Broadcast runs down a binomial tree from the root; the others have every member put its block into every other
+ *   member's dest (collect sends the sizes first).
+ *
+ * Larger reductions and scans keep the split by address over RMA, between barriers. */
+static inline size_t slot_off(const struct grp *g) {
+    return offsetof(struct shmemi_ctl, coll) + (size_t)g->team->slot * sizeof(struct shmemi_coll_slot);
+}
+
+/* The slot's scratch (SHMEMI_COLL_DEPTH * SHMEMI_COLL_SCRATCH bytes): reductions' buffers, then collect's sizes
+ * (one word per member), then the per-sender counters. */
+#define NET_SCRATCH (SHMEMI_COLL_DEPTH * SHMEMI_COLL_SCRATCH)
+#define NET_FROM_AREA (NET_SCRATCH - SHMEMI_NET_FROM_MAX * sizeof(uint64_t))
+#define NET_SIZES_AREA (NET_FROM_AREA - SHMEMI_NET_FROM_MAX * sizeof(uint64_t))
+#define NET_RD_AREA NET_SIZES_AREA
+_Static_assert(NET_RD_AREA >= 16 * 1024, "too little scratch left for reductions over the network");
+
+static inline size_t sig_off(const struct grp *g, int idx) {
+    return slot_off(g) + offsetof(struct shmemi_coll_slot, sig) + (size_t)idx * sizeof(uint64_t);
+}
+static inline size_t scratch_off(const struct grp *g, size_t at) {
+    return slot_off(g) + offsetof(struct shmemi_coll_slot, data) + at;
+}
+static inline char *ctl_mine(size_t off) { return (char *)shmemi_rt.ctl[shmemi_rt.my_pe] + off; }
+
+/* Adds 1 to the counter at byte offset `off` of member i's control block, after the data this PE put there before
+ * (see shmemi_ofi_coll_signal). */
+static void net_signal(const struct grp *g, int i, size_t off) {
+    int pe = gpe(g, i);
+    struct shmemi_ctl *c = shmemi_rt.ctl[pe];
+    if (c && !shmemi_rt.amo_net) {
+        shmemi_store_fence();
+        __atomic_fetch_add((uint64_t *)(void *)((char *)c + off), 1, __ATOMIC_RELEASE);
+    } else {
+        shmemi_ofi_coll_signal(off, pe);
+    }
+    shmemi_ring_force(pe);
+}
+
+/* Waits until this PE's counter at `off` reaches *goal + count, and keeps that as the new goal. */
+static void net_wait(size_t off, uint64_t *goal, uint64_t count) {
+    uint64_t *sig = (uint64_t *)(void *)ctl_mine(off), want = *goal += count;
+    SHMEMI_WAIT_FOR_VAR(__atomic_load_n(sig, __ATOMIC_ACQUIRE) >= want, sig, sizeof *sig);
+}
+
+/* the counters for signals from member `from` (data collectives) and for step `idx` (barrier, reductions) */
+static inline size_t from_off(const struct grp *g, int from) {
+    return scratch_off(g, NET_FROM_AREA + (size_t)from * sizeof(uint64_t));
+}
+static void net_wait_from(const struct grp *g, int from, uint64_t count) {
+    net_wait(from_off(g, from), &g->team->from_goal[from], count);
+}
+static void net_wait_sig(const struct grp *g, int idx) { net_wait(sig_off(g, idx), &g->team->sig_goal[idx], 1); }
+
+void shmemi_coll_slot_reset(struct gshmem_team *t) {
+    struct shmemi_coll_slot *sl = &shmemi_rt.ctl[shmemi_rt.my_pe]->coll[t->slot];
+    uint64_t *from = (uint64_t *)(void *)((char *)sl->data + NET_FROM_AREA);
+    for (int i = 0; i < SHMEMI_NET_SIGS; i++)
+        __atomic_store_n(&sl->sig[i], 0, __ATOMIC_RELAXED);
+    for (int i = 0; i < t->size && i < SHMEMI_NET_FROM_MAX; i++)
+        __atomic_store_n(&from[i], 0, __ATOMIC_RELAXED);
+}
+
+/* len bytes from src into member i's copy of the symmetric bytes at addr (seg NULL) or into its control block at
+ * byte offset off (seg &shmemi_rt.internal), then a signal to its counter at control-block offset sig. Blocking:
+ * src is reusable on return. */
+static void net_put_signal(const struct grp *g, struct shmemi_seg *seg, void *addr, size_t off, const void *src,
+                           size_t len, size_t sig, int i) {
+    int pe = gpe(g, i);
+    char *d;
+    if (!len) {
+        net_signal(g, i, sig);
+        return;
+    }
+    if (seg)
+        d = shmemi_rt.ctl[pe] ? (char *)shmemi_rt.ctl[pe] + off : NULL;
+    else
+        d = shmemi_resolve(addr, len, pe, g->fn, &seg, &off);
+    if (d) {
+        memcpy(d, src, len);
+        net_signal(g, i, sig);
+        return;
+    }
+    shmemi_ofi_coll_put_signal(seg, off, src, len, sig, pe);
+    shmemi_ring_force(pe);
+}
+
 static void ctl_read(void *dst, int pe, size_t off, size_t len) {
     struct shmemi_ctl *c = shmemi_rt.ctl[pe];
     if (c)
@@ -239,18 +335,123 @@ static void ctl_read(void *dst, int pe, size_t off, size_t len) {
 }
 
 static void net_barrier(const struct grp *g) {
-    struct gshmem_team *t = g->team;
-    size_t off = offsetof(struct shmemi_ctl, coll) + (size_t)t->slot * sizeof(struct shmemi_coll_slot) +
-                 offsetof(struct shmemi_coll_slot, arrive);
     shmemi_ofi_quiet_all(); /* what this PE put is delivered before anyone leaves */
-    for (int k = 1; k < g->size; k++) {
-        int pe = gpe(g, (g->me + k) % g->size);
-        shmemi_ofi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_ADD, &shmemi_rt.internal, off, 1, 0, 8, pe);
-        shmemi_ring_force(pe);
+    for (int k = 0, d = 1; d < g->size; k++, d <<= 1) {
+        net_signal(g, (g->me + d) % g->size, sig_off(g, SHMEMI_NET_SIG_BAR + k));
+        net_wait_sig(g, SHMEMI_NET_SIG_BAR + k);
     }
-    t->arrivals += (uint64_t)(g->size - 1);
-    uint64_t *a = &shmemi_rt.ctl[shmemi_rt.my_pe]->coll[t->slot].arrive, goal = t->arrivals;
-    SHMEMI_WAIT_FOR_VAR(__atomic_load_n(a, __ATOMIC_ACQUIRE) >= goal, a, sizeof *a);
+}
+
+static inline int log2_floor(int n) {
+    int l = 0;
+    while ((2 << l) <= n)
+        l++;
+    return l;
+}
+
+/* Recursive doubling's buffer size: steps 0 (an extra member's data), 1..L (rounds), L+1 (the result for an extra
+ * member), two of each (a member may be one reduction ahead of its partner, never two). */
+static size_t net_rd_max(const struct grp *g) {
+    size_t b = NET_RD_AREA / (size_t)(2 * (log2_floor(g->size) + 2)) & ~(size_t)63;
+    return b < SHMEMI_COLL_SCRATCH ? b : SHMEMI_COLL_SCRATCH;
+}
+
+static void net_reduce_rd(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count) {
+    size_t nbytes = count * shmemi_dtype_size(dt), b = net_rd_max(g);
+    int n = g->size, me = g->me, L = log2_floor(n), m = 1 << L, par = (int)(g->team->nred++ & 1);
+#define RD_OFF(step) scratch_off(g, (size_t)(2 * (step) + par) * b)
+#define RD_SIG(step) sig_off(g, SHMEMI_NET_SIG_RED + (step))
+    _Alignas(64) char acc[SHMEMI_COLL_SCRATCH], tmp[SHMEMI_COLL_SCRATCH];
+    memcpy(acc, src, nbytes);
+    if (me >= m) { /* an extra member: its partner me - m reduces for it */
+        net_put_signal(g, &shmemi_rt.internal, NULL, RD_OFF(0), acc, nbytes, RD_SIG(0), me - m);
+        net_wait_sig(g, SHMEMI_NET_SIG_RED + L + 1);
+        memcpy(dest, ctl_mine(RD_OFF(L + 1)), nbytes);
+        return;
+    }
+    if (me + m < n) {
+        net_wait_sig(g, SHMEMI_NET_SIG_RED);
+        shmemi_reduce_apply(op, dt, acc, ctl_mine(RD_OFF(0)), count);
+    }
+    for (int k = 0; k < L; k++) {
+        int p = me ^ (1 << k);
+        net_put_signal(g, &shmemi_rt.internal, NULL, RD_OFF(k + 1), acc, nbytes, RD_SIG(k + 1), p);
+        net_wait_sig(g, SHMEMI_NET_SIG_RED + k + 1);
+        const char *in = ctl_mine(RD_OFF(k + 1));
+        if (me < p) {
+            shmemi_reduce_apply(op, dt, acc, in, count);
+        } else { /* the lower member's partial on the left, as the partner computes it */
+            memcpy(tmp, in, nbytes);
+            shmemi_reduce_apply(op, dt, tmp, acc, count);
+            memcpy(acc, tmp, nbytes);
+        }
+    }
+    if (me + m < n) {
+        net_put_signal(g, &shmemi_rt.internal, NULL, RD_OFF(L + 1), acc, nbytes, RD_SIG(L + 1), me + m);
+    }
+#undef RD_OFF
+#undef RD_SIG
+    memcpy(dest, acc, nbytes);
+}
+
+/* Broadcast down a binomial tree: relative member r (r = 0 is the root) gets the data from r - (highest bit of r)
+ * and passes it on to r + 2^k for every 2^k > r, farthest first. */
+static void net_bcast(const struct grp *g, void *dest, const void *src, size_t nbytes, int root, int copy_root) {
+    int n = g->size, r = (g->me - root + n) % n, top = 1, low = 1;
+    while (top * 2 < n)
+        top *= 2;
+    while (low <= r)
+        low *= 2;
+    if (r)
+        net_wait_from(g, (r - low / 2 + root) % n, 1);
+    else if (copy_root)
+        memmove(dest, src, nbytes);
+    for (int d = top; d >= low; d /= 2) {
+        if (r + d >= n)
+            continue;
+        int i = (r + d + root) % n;
+        net_put_signal(g, NULL, dest, 0, r ? dest : src, nbytes, from_off(g, g->me), i);
+    }
+}
+
+/* fcollect and alltoall: member i gets this PE's block (block i of src for alltoall) in block me of its dest */
+static void net_scatter_blocks(const struct grp *g, void *dest, const void *src, size_t nbytes, int all) {
+    int n = g->size, me = g->me;
+    char *d = (char *)dest + (size_t)me * nbytes;
+    for (int k = 1; k < n; k++) {
+        int i = (me + k) % n;
+        net_put_signal(g, NULL, d, 0, (const char *)src + (all ? (size_t)i * nbytes : 0), nbytes, from_off(g, me), i);
+    }
+    memmove(d, (const char *)src + (all ? (size_t)me * nbytes : 0), nbytes);
+    for (int k = 1; k < n; k++)
+        net_wait_from(g, (me + k) % n, 1);
+}
+
+/* collect: the sizes first (each member reads those of the members before it), then the blocks at their offsets. A
+ * member sends its blocks after reading the sizes it needs, and finishes only when it has every member's blocks, so
+ * no member's next size overwrites one not read yet. */
+static void net_collect_push(const struct grp *g, void *dest, const void *src, size_t nbytes) {
+    int n = g->size, me = g->me;
+    size_t soff = scratch_off(g, NET_SIZES_AREA);
+    uint64_t mine = nbytes, *sizes = (uint64_t *)(void *)ctl_mine(soff), off = 0;
+    for (int k = 1; k < n; k++) {
+        int i = (me + k) % n;
+        net_put_signal(g, &shmemi_rt.internal, NULL, soff + (size_t)me * sizeof mine, &mine, sizeof mine,
+                       from_off(g, me), i);
+    }
+    for (int i = 0; i < me; i++) {
+        net_wait_from(g, i, 1);
+        off += __atomic_load_n(&sizes[i], __ATOMIC_RELAXED);
+    }
+    char *d = (char *)dest + off;
+    for (int k = 1; k < n; k++) {
+        int i = (me + k) % n;
+        net_put_signal(g, NULL, d, 0, src, nbytes, from_off(g, me), i);
+    }
+    memmove(d, src, nbytes);
+    for (int i = 0; i < n; i++)
+        if (i != me)
+            net_wait_from(g, i, i < me ? 1 : 2); /* members after this one: their size, then their block */
 }
 
 /* member i's bytes [addr, addr+len) into dst; dst into member i's [addr, addr+len) */
@@ -349,6 +550,10 @@ static void bcast(const struct grp *g, void *dest, const void *src, size_t nbyte
     if (!nbytes)
         return;
     int me = g->me, copy_root = me == root && update_root && dest != src;
+    if (g->net && g->team && g->size <= SHMEMI_NET_FROM_MAX) {
+        net_bcast(g, dest, src, nbytes, root, copy_root);
+        return;
+    }
     if (g->net) {
         grp_barrier(g);
         if (me != root)
@@ -388,6 +593,10 @@ static void fcollect(const struct grp *g, void *dest, const void *src, size_t nb
         return;
     char *d = dest;
     int n = g->size, me = g->me;
+    if (g->net && g->team && n <= SHMEMI_NET_FROM_MAX) {
+        net_scatter_blocks(g, dest, src, nbytes, 0);
+        return;
+    }
     if (g->net) {
         net_collect(g, dest, src, nbytes, 1);
         return;
@@ -421,6 +630,10 @@ static void collect(const struct grp *g, void *dest, const void *src, size_t nby
     if (n == 1) {
         if (nbytes)
             memmove(d, src, nbytes);
+        return;
+    }
+    if (g->net && g->team && n <= SHMEMI_NET_FROM_MAX) {
+        net_collect_push(g, dest, src, nbytes);
         return;
     }
     if (g->net) {
@@ -476,6 +689,10 @@ static void alltoall(const struct grp *g, void *dest, const void *src, size_t nb
     char *d = dest;
     const char *s = src;
     int n = g->size, me = g->me;
+    if (g->net && g->team && n <= SHMEMI_NET_FROM_MAX) {
+        net_scatter_blocks(g, dest, src, nbytes, 1);
+        return;
+    }
     if (g->net) {
         grp_barrier(g);
         for (int k = 0; k < n; k++) {
@@ -579,6 +796,10 @@ static void reduce(const struct grp *g, int op, int dt, void *dest, const void *
         return;
     if (g->size == 1) {
         memmove(dest, src, nbytes);
+        return;
+    }
+    if (g->net && g->team && nbytes <= net_rd_max(g)) {
+        net_reduce_rd(g, op, dt, dest, src, count);
         return;
     }
     if (g->net) {

@@ -22,6 +22,9 @@ SHMEMI_HIDDEN int shmemi_reduce_valid(int op, int dtype);
 SHMEMI_HIDDEN void shmemi_team_reduce_private(struct gshmem_team *t, int op, int dtype, void *dest, const void *src,
                                               size_t n, const char *fn);
 SHMEMI_HIDDEN void shmemi_team_sync_internal(struct gshmem_team *t, const char *fn);
+/* Zeroes this PE's network signal counters in the team's slot, so the next team there starts from 0; call it after
+ * the team's last barrier (every signal for the team has arrived) and before the slot is offered again. */
+SHMEMI_HIDDEN void shmemi_coll_slot_reset(struct gshmem_team *t);
 SHMEMI_HIDDEN struct gshmem_team *shmemi_team_check(shmem_team_t team, const char *fn);
 SHMEMI_HIDDEN void shmemi_teams_init(void);
 typedef void (*shmemi_maxreduce_fn)(void *arg, uint64_t *r, const uint64_t *v, size_t n, const char *fn);

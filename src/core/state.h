@@ -15,6 +15,13 @@
 #define SHMEMI_MAX_TEAMS 64      /* collective slots: world, shared, and up to 62 teams alive at once */
 #define SHMEMI_COLL_DEPTH 16     /* scratch buffers per slot: a root may run DEPTH-1 collectives ahead */
 #define SHMEMI_COLL_SCRATCH 4096 /* bytes per buffer: small collectives publish their data here */
+/* Signal counters per slot for collectives over the network (see coll.c): dissemination barrier rounds and
+ * recursive-doubling reduction steps; and (in the slot's scratch) one per member that sends data, for teams of up to
+ * SHMEMI_NET_FROM_MAX members */
+#define SHMEMI_NET_SIG_BAR 0
+#define SHMEMI_NET_SIG_RED 32
+#define SHMEMI_NET_SIGS 66
+#define SHMEMI_NET_FROM_MAX 1536
 
 enum shmemi_seg_role { SHMEMI_SEG_HEAP, SHMEMI_SEG_STATIC, SHMEMI_SEG_PARTITION, SHMEMI_SEG_INTERNAL };
 enum shmemi_mem_kind { SHMEMI_MEM_HOST, SHMEMI_MEM_DEVICE };
@@ -44,8 +51,8 @@ struct shmemi_ctl {
     _Alignas(SHMEMI_CACHELINE) uint64_t aset_vote[SHMEMI_MAX_TEAMS + 1]; /* slot offers of an active set's team */
     struct shmemi_coll_slot {
         _Alignas(SHMEMI_CACHELINE) uint64_t ready; /* last collective epoch this PE entered (team epochs) */
-        uint64_t arrive;                  /* network barriers: arrivals of the other members, added by fabric atomics */
-        uint64_t meta[SHMEMI_COLL_DEPTH]; /* per buffer: bytes published (collect) */
+        uint64_t sig[SHMEMI_NET_SIGS];             /* collectives over the network: signals counted here (see coll.c) */
+        uint64_t meta[SHMEMI_COLL_DEPTH];          /* per buffer: bytes published (collect) */
         _Alignas(SHMEMI_CACHELINE) char data[SHMEMI_COLL_DEPTH][SHMEMI_COLL_SCRATCH];
     } coll[SHMEMI_MAX_TEAMS];
 };
@@ -60,9 +67,11 @@ struct gshmem_team {
     uint64_t base;           /* epoch the team started from (its slot's earlier owners left epochs <= base) */
     shmem_team_config_t config;
     long config_mask;
-    int nctx;          /* contexts created from this team and not yet destroyed */
-    int net;           /* some member's control block is not mapped: collectives go through RMA and atomics */
-    uint64_t arrivals; /* network barriers: arrivals this PE has counted in its slot (see coll.c) */
+    int nctx; /* contexts created from this team and not yet destroyed */
+    int net;  /* some member's control block is not mapped: collectives go through RMA and atomics */
+    /* collectives over the network: signals this PE has waited for in its slot, per counter and per sending member */
+    uint64_t sig_goal[SHMEMI_NET_SIGS], from_goal[SHMEMI_NET_FROM_MAX];
+    uint64_t nred; /* recursive-doubling reductions so far (their buffers alternate) */
 };
 
 /* Contexts: with every peer mapped a context is an ordering domain whose operations complete as the CPU performs

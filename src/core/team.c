@@ -6,6 +6,7 @@
  * owner of the slot left there. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "coll/coll.h"
@@ -22,9 +23,6 @@ enum { SLOT_FREE, SLOT_USED, SLOT_RESERVED };
 static unsigned char slot_used[SHMEMI_MAX_TEAMS];
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Network barriers count arrivals in a slot of this PE's control block; a team that takes the slot starts from
- * the count its previous owner left (stable once that team's last barrier, in shmem_team_destroy, is over). */
-static uint64_t slot_arrivals[SHMEMI_MAX_TEAMS];
 
 static void team_set(struct gshmem_team *t, int start, int stride, int size, int my_pe, int slot, uint64_t base) {
     t->start = start;
@@ -38,7 +36,9 @@ static void team_set(struct gshmem_team *t, int start, int stride, int size, int
     t->net = 0;
     for (int i = 0; i < size; i++)
         t->net |= !shmemi_rt.ctl[start + i * stride];
-    t->arrivals = slot_arrivals[slot];
+    memset(t->sig_goal, 0, sizeof t->sig_goal);
+    memset(t->from_goal, 0, sizeof t->from_goal);
+    t->nred = 0;
     pthread_mutex_lock(&slot_lock);
     slot_used[slot] = SLOT_USED;
     pthread_mutex_unlock(&slot_lock);
@@ -47,7 +47,6 @@ static void team_set(struct gshmem_team *t, int start, int stride, int size, int
 void shmemi_teams_init(void) {
     int n = shmemi_rt.n_pes, me = shmemi_rt.my_pe;
     memset(slot_used, 0, sizeof slot_used);
-    memset(slot_arrivals, 0, sizeof slot_arrivals);
     team_set(&gshmem_team_world, 0, 1, n, me, 0, 0);
     gshmem_team_world.predefined = 1;
     /* SHARED: the PEs whose memory this one maps. Teams are strided sets, so node-local PEs that are not evenly
@@ -329,8 +328,7 @@ void shmem_team_destroy(shmem_team_t team) {
     }
     pthread_mutex_unlock(&ctx_lock);
     pthread_mutex_lock(&slot_lock);
-    slot_arrivals[team->slot] =
-        __atomic_load_n(&shmemi_rt.ctl[shmemi_rt.my_pe]->coll[team->slot].arrive, __ATOMIC_ACQUIRE);
+    shmemi_coll_slot_reset(team);
     slot_used[team->slot] = SLOT_FREE;
     pthread_mutex_unlock(&slot_lock);
     team->size = 0;

@@ -79,6 +79,7 @@ struct ofi_ep {
     struct fid_cq *cq;
     struct fid_cntr *cntr; /* counts every completed operation posted on ep (writes, reads, atomics) */
     uint64_t posted;       /* operations posted (atomic: threads may share an endpoint) */
+    uint64_t done;         /* a value of `posted` at which every operation was seen complete (see all_done) */
     uint64_t errs_seen;
     /* Writes and non-fetching atomics count as complete when the provider has taken them (rxm over tcp counts an
      * injected write at once), not when they landed. Quiet therefore reads one word back from every PE written
@@ -104,6 +105,7 @@ static struct {
     int amo_ok[2][SHMEMI_AMO_XOR + 1]; /* [size==8][op]: native; else emulated with compare-and-swap */
     int am;                            /* no fabric atomics: atomics are messages applied by the target (see am_*) */
     struct am_rbuf *am_bufs;
+    size_t am_inline; /* data bytes a put-with-signal message may carry (AM_INLINE, or less if inject is smaller) */
     pthread_mutex_t am_lock; /* one thread at a time takes messages off the queue and applies them, in order */
     pthread_t progress;
     int progress_on, wait_fd, stop_pipe[2];
@@ -259,9 +261,16 @@ static int drive(struct ofi_ep *e) {
  * complete when the counter reaches it with no post in between (the counter can never run ahead of it). */
 static int all_done(struct ofi_ep *e) {
     uint64_t p1 = __atomic_load_n(&e->posted, __ATOMIC_ACQUIRE);
+    if (p1 == __atomic_load_n(&e->done, __ATOMIC_ACQUIRE)) /* nothing posted since all was last seen complete */
+        return 1;
     uint64_t c = fi_cntr_read(e->cntr);
     uint64_t p2 = __atomic_load_n(&e->posted, __ATOMIC_ACQUIRE);
-    return c >= p1 && p1 == p2;
+    if (c < p1 || p1 != p2)
+        return 0;
+    uint64_t d = __atomic_load_n(&e->done, __ATOMIC_RELAXED);
+    while (d < p1 && !__atomic_compare_exchange_n(&e->done, &d, p1, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+        ;
+    return 1;
 }
 
 /* A blocked call's wait loop: spin, then yield, then nap (peers may need this CPU, e.g. PEs oversubscribed). */
@@ -338,15 +347,18 @@ static const struct {
  * Messages from one peer are applied in arrival order (one thread at a time, under am_lock), and the provider
  * delivers a message after the writes posted before it (FI_ORDER_SAW): a flush message answered by a peer means
  * everything sent to it before has landed, which is what quiet needs. */
-enum { AM_POST, AM_FETCH, AM_FLUSH, AM_REPLY };
+enum { AM_POST, AM_FETCH, AM_FLUSH, AM_REPLY, AM_PUTSIG };
 struct am_msg {
-    uint8_t kind, op, size, seg;
+    uint8_t kind, op, size, seg; /* AM_PUTSIG: size = bytes of data that follow the message */
     int32_t from;
-    uint64_t off, value, cond, token;
+    uint64_t off, value, cond, token; /* AM_PUTSIG: the data's offset in seg, the signal's in the control block */
 };
+/* A collective's small put and its signal travel as one message: the data follows the header. */
+#define AM_INLINE 88
 struct am_rbuf {
     struct fi_context fc; /* first: the completion's op_context points here */
     struct am_msg m;
+    char data[AM_INLINE];
 };
 struct am_slot { /* on the initiator's stack until every reply came */
     uint32_t left;
@@ -359,10 +371,10 @@ static int am_ours(const void *ctx) {
     return b >= net.am_bufs && b < net.am_bufs + AM_NBUF;
 }
 
-static void am_send(struct ofi_ep *e, int pe, const struct am_msg *m, int in_handler) {
+static void am_send_len(struct ofi_ep *e, int pe, const struct am_msg *m, size_t len, int in_handler) {
     ssize_t rc;
     unsigned long n = 0;
-    while ((rc = fi_inject(e->ep, m, sizeof *m, net.addr[pe])) == -FI_EAGAIN) {
+    while ((rc = fi_inject(e->ep, m, len, net.addr[pe])) == -FI_EAGAIN) {
         if (in_handler)
             (void)fi_cntr_read(e->cntr); /* progress without taking messages (we hold am_lock) */
         else
@@ -374,13 +386,32 @@ static void am_send(struct ofi_ep *e, int pe, const struct am_msg *m, int in_han
         ofi_fatal("fi_inject (atomic message)", (int)rc);
 }
 
+static void am_send(struct ofi_ep *e, int pe, const struct am_msg *m, int in_handler) {
+    am_send_len(e, pe, m, sizeof *m, in_handler);
+}
+
 static int am_post(struct ofi_ep *e, struct am_rbuf *b) {
-    struct iovec iov = {.iov_base = &b->m, .iov_len = sizeof b->m};
+    struct iovec iov = {.iov_base = &b->m, .iov_len = sizeof b->m + sizeof b->data};
     struct fi_msg msg = {.msg_iov = &iov, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .context = &b->fc};
     ssize_t rc;
     while ((rc = fi_recvmsg(e->ep, &msg, FI_COMPLETION)) == -FI_EAGAIN)
         (void)fi_cntr_read(e->cntr);
     return (int)rc;
+}
+
+static struct shmemi_seg *am_seg(int si) {
+    return si == SHMEMI_MAX_SEGS ? &shmemi_rt.internal : si < shmemi_rt.nsegs ? &shmemi_rt.segs[si] : NULL;
+}
+
+static void am_putsig(const struct am_rbuf *b) {
+    const struct am_msg *m = &b->m;
+    struct shmemi_seg *sg = am_seg(m->seg);
+    if (!sg || m->size > AM_INLINE || m->off + m->size > sg->map_size || (m->cond & 7) ||
+        m->cond + 8 > shmemi_rt.internal.map_size)
+        shmemi_fatal("shmem (libfabric transport)", "malformed put-with-signal message from PE %d", (int)m->from);
+    memcpy((char *)sg->base + m->off, b->data, m->size);
+    __atomic_fetch_add((uint64_t *)(void *)((char *)shmemi_rt.internal.base + m->cond), 1, __ATOMIC_RELEASE);
+    shmemi_wake_after_traffic();
 }
 
 static void am_serve(struct ofi_ep *e, struct am_msg m) {
@@ -394,9 +425,7 @@ static void am_serve(struct ofi_ep *e, struct am_msg m) {
     if (m.from < 0 || m.from >= shmemi_rt.n_pes)
         shmemi_fatal("shmem (libfabric transport)", "malformed atomic message (from PE %d)", (int)m.from);
     if (m.kind != AM_FLUSH) {
-        struct shmemi_seg *sg = m.seg == SHMEMI_MAX_SEGS  ? &shmemi_rt.internal
-                                : m.seg < shmemi_rt.nsegs ? &shmemi_rt.segs[m.seg]
-                                                          : NULL;
+        struct shmemi_seg *sg = am_seg(m.seg);
         if (!sg || (m.size != 4 && m.size != 8) || m.off + m.size > sg->map_size || m.op > SHMEMI_AMO_XOR)
             shmemi_fatal("shmem (libfabric transport)", "malformed atomic message from PE %d", (int)m.from);
         void *p = (char *)sg->base + m.off;
@@ -410,7 +439,10 @@ static void am_serve(struct ofi_ep *e, struct am_msg m) {
 }
 
 static void am_handle(struct ofi_ep *e, struct am_rbuf *b) {
-    am_serve(e, b->m); /* the answer first: posting the buffer again is off the peer's critical path */
+    if (b->m.kind == AM_PUTSIG)
+        am_putsig(b);
+    else
+        am_serve(e, b->m); /* the answer first: posting the buffer again is off the peer's critical path */
     int rc = am_post(e, b);
     if (rc)
         ofi_fatal("fi_recvmsg (atomic messages)", rc);
@@ -483,11 +515,9 @@ static void quiet_ep(struct ofi_ep *e) {
 }
 
 /* ---- RMA ---- */
-void shmemi_ofi_put(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, const void *src, size_t len, int pe, int nbi) {
-    struct ofi_ep *e = ep_of(ctx);
+static void put_ep(struct ofi_ep *e, struct shmemi_seg *s, size_t off, const void *src, size_t len, int pe, int nbi) {
     int si = seg_index(s);
     uint64_t raddr = net.base[si][pe] + off, key = net.key[si][pe];
-    mark_dirty(e, pe);
     if (len <= net.inject) {
         POST(e, fi_inject_write(e->ep, src, len, net.addr[pe], raddr, key), "fi_inject_write");
         return;
@@ -499,6 +529,66 @@ void shmemi_ofi_put(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, const voi
     }
     if (!nbi) /* the source may be reused when a blocking put returns */
         wait_posted(e);
+}
+
+void shmemi_ofi_put(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, const void *src, size_t len, int pe, int nbi) {
+    struct ofi_ep *e = ep_of(ctx);
+    mark_dirty(e, pe);
+    put_ep(e, s, off, src, len, pe, nbi);
+}
+
+/* Collective traffic: data, then a signal the receiver waits for. The signal's arrival tells the receiver that the
+ * data landed (the provider applies a PE's operations in order), and the sender never needs to know, so neither is
+ * marked for the next quiet: a barrier after a reduction does not flush for it. On an unordered provider the data is
+ * marked as usual and the signal quiets first. */
+void shmemi_ofi_coll_put(struct shmemi_seg *s, size_t off, const void *src, size_t len, int pe) {
+    if (!net.ordered)
+        mark_dirty(&net.ep0, pe);
+    put_ep(&net.ep0, s, off, src, len, pe, 0);
+}
+
+void shmemi_ofi_coll_put_signal(struct shmemi_seg *s, size_t off, const void *src, size_t len, size_t sig, int pe) {
+    if (net.am && net.ordered && len <= net.am_inline) {
+        struct {
+            struct am_msg m;
+            char data[AM_INLINE];
+        } b = {.m = {.kind = AM_PUTSIG,
+                     .size = (uint8_t)len,
+                     .seg = (uint8_t)seg_index(s),
+                     .from = (int32_t)shmemi_rt.my_pe,
+                     .off = off,
+                     .cond = sig}};
+        memcpy(b.data, src, len);
+        am_send_len(&net.ep0, pe, &b.m, sizeof b.m + len, 0);
+        return;
+    }
+    if (len)
+        shmemi_ofi_coll_put(s, off, src, len, pe);
+    shmemi_ofi_coll_signal(sig, pe);
+}
+
+void shmemi_ofi_coll_signal(size_t off, int pe) {
+    struct ofi_ep *e = &net.ep0;
+    if (!net.ordered)
+        quiet_ep(e);
+    if (net.am) {
+        struct am_msg m = {.kind = AM_POST,
+                           .op = SHMEMI_AMO_ADD,
+                           .size = 8,
+                           .seg = SHMEMI_MAX_SEGS,
+                           .from = (int32_t)shmemi_rt.my_pe,
+                           .off = off,
+                           .value = 1};
+        am_send(e, pe, &m, 0);
+    } else if (net.amo_ok[1][SHMEMI_AMO_ADD] && net.inject >= 8) {
+        uint64_t one = 1;
+        POST(e,
+             fi_inject_atomic(e->ep, &one, 1, net.addr[pe], net.base[SHMEMI_MAX_SEGS][pe] + off,
+                              net.key[SHMEMI_MAX_SEGS][pe], FI_UINT64, FI_SUM),
+             "fi_inject_atomic (collective signal)");
+    } else {
+        shmemi_ofi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_ADD, &shmemi_rt.internal, off, 1, 0, 8, pe);
+    }
 }
 
 void shmemi_ofi_get(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, void *dst, size_t len, int pe, int nbi) {
@@ -1139,6 +1229,9 @@ int shmemi_ofi_init(char *err, size_t errlen) {
             return -1;
         }
         net.am = 1;
+        net.am_inline = i->tx_attr->inject_size - sizeof(struct am_msg);
+        if (net.am_inline > AM_INLINE)
+            net.am_inline = AM_INLINE;
         pthread_mutex_init(&net.am_lock, NULL);
         net.am_bufs = calloc(AM_NBUF, sizeof *net.am_bufs);
         if (!net.am_bufs) {

@@ -21,6 +21,9 @@ uint64_t shmemi_ofi_amo(shmem_ctx_t ctx, int op, struct shmemi_seg *s, size_t of
 }
 void shmemi_ofi_put_signal(shmem_ctx_t ctx, struct shmemi_seg *ds, size_t doff, const void *src, size_t len,
                            struct shmemi_seg *ss, size_t soff, uint64_t signal, int sig_op, int pe) {}
+void shmemi_ofi_coll_put(struct shmemi_seg *s, size_t off, const void *src, size_t len, int pe) {}
+void shmemi_ofi_coll_signal(size_t off, int pe) {}
+void shmemi_ofi_coll_put_signal(struct shmemi_seg *s, size_t off, const void *src, size_t len, size_t sig, int pe) {}
 void shmemi_ofi_quiet(shmem_ctx_t ctx) {}
 void shmemi_ofi_fence(shmem_ctx_t ctx) {}
 void shmemi_ofi_quiet_all(void) {}
