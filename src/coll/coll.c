@@ -356,6 +356,10 @@ static size_t net_rd_max(const struct grp *g) {
     return b < SHMEMI_COLL_SCRATCH ? b : SHMEMI_COLL_SCRATCH;
 }
 
+/* Reductions up to this many scratch-fulls go by recursive doubling, piece by piece (log2 n hops per piece); larger
+ * ones by the split by address (every member reads a slice from every other, then writes the result to all). */
+#define NET_RD_CHUNKS 16
+
 static void net_reduce_rd(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count) {
     size_t nbytes = count * shmemi_dtype_size(dt), b = net_rd_max(g);
     int n = g->size, me = g->me, L = log2_floor(n), m = 1 << L, par = (int)(g->team->nred++ & 1);
@@ -798,8 +802,12 @@ static void reduce(const struct grp *g, int op, int dt, void *dest, const void *
         memmove(dest, src, nbytes);
         return;
     }
-    if (g->net && g->team && nbytes <= net_rd_max(g)) {
-        net_reduce_rd(g, op, dt, dest, src, count);
+    if (g->net && g->team && nbytes <= NET_RD_CHUNKS * net_rd_max(g)) {
+        /* in pieces of what the scratch holds: every member cuts at the same places, so dest == src stays safe */
+        size_t es = shmemi_dtype_size(dt), per = net_rd_max(g) / es;
+        for (size_t done = 0; done < count; done += per)
+            net_reduce_rd(g, op, dt, (char *)dest + done * es, (const char *)src + done * es,
+                          count - done < per ? count - done : per);
         return;
     }
     if (g->net) {
