@@ -303,8 +303,8 @@ void shmemi_coll_slot_reset(struct gshmem_team *t) {
 }
 
 /* len bytes from src into member i's copy of the symmetric bytes at addr (seg NULL) or into its control block at
- * byte offset off (seg &shmemi_rt.internal), then a signal to its counter at control-block offset sig. Blocking:
- * src is reusable on return. */
+ * byte offset off (seg &shmemi_rt.internal), then a signal to its counter at control-block offset sig. src must
+ * stay untouched until shmemi_ofi_coll_done (the transfer and the receiver's handling overlap that wait). */
 static void net_put_signal(const struct grp *g, struct shmemi_seg *seg, void *addr, size_t off, const void *src,
                            size_t len, size_t sig, int i) {
     int pe = gpe(g, i);
@@ -371,6 +371,7 @@ static void net_reduce_rd(const struct grp *g, int op, int dt, void *dest, const
         net_put_signal(g, &shmemi_rt.internal, NULL, RD_OFF(0), acc, nbytes, RD_SIG(0), me - m);
         net_wait_sig(g, SHMEMI_NET_SIG_RED + L + 1);
         memcpy(dest, ctl_mine(RD_OFF(L + 1)), nbytes);
+        shmemi_ofi_coll_done(); /* acc was a source */
         return;
     }
     if (me + m < n) {
@@ -381,6 +382,7 @@ static void net_reduce_rd(const struct grp *g, int op, int dt, void *dest, const
         int p = me ^ (1 << k);
         net_put_signal(g, &shmemi_rt.internal, NULL, RD_OFF(k + 1), acc, nbytes, RD_SIG(k + 1), p);
         net_wait_sig(g, SHMEMI_NET_SIG_RED + k + 1);
+        shmemi_ofi_coll_done(); /* acc is about to change */
         const char *in = ctl_mine(RD_OFF(k + 1));
         if (me < p) {
             shmemi_reduce_apply(op, dt, acc, in, count);
@@ -396,6 +398,7 @@ static void net_reduce_rd(const struct grp *g, int op, int dt, void *dest, const
 #undef RD_OFF
 #undef RD_SIG
     memcpy(dest, acc, nbytes);
+    shmemi_ofi_coll_done();
 }
 
 /* Broadcast down a binomial tree: relative member r (r = 0 is the root) gets the data from r - (highest bit of r)
@@ -416,6 +419,7 @@ static void net_bcast(const struct grp *g, void *dest, const void *src, size_t n
         int i = (r + d + root) % n;
         net_put_signal(g, NULL, dest, 0, r ? dest : src, nbytes, from_off(g, g->me), i);
     }
+    shmemi_ofi_coll_done();
 }
 
 /* fcollect and alltoall: member i gets this PE's block (block i of src for alltoall) in block me of its dest */
@@ -429,6 +433,7 @@ static void net_scatter_blocks(const struct grp *g, void *dest, const void *src,
     memmove(d, (const char *)src + (all ? (size_t)me * nbytes : 0), nbytes);
     for (int k = 1; k < n; k++)
         net_wait_from(g, (me + k) % n, 1);
+    shmemi_ofi_coll_done();
 }
 
 /* collect: the sizes first (each member reads those of the members before it), then the blocks at their offsets. A
@@ -456,6 +461,7 @@ static void net_collect_push(const struct grp *g, void *dest, const void *src, s
     for (int i = 0; i < n; i++)
         if (i != me)
             net_wait_from(g, i, i < me ? 1 : 2); /* members after this one: their size, then their block */
+    shmemi_ofi_coll_done();
 }
 
 /* member i's bytes [addr, addr+len) into dst; dst into member i's [addr, addr+len) */

@@ -537,14 +537,36 @@ void shmemi_ofi_put(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, const voi
     put_ep(e, s, off, src, len, pe, nbi);
 }
 
-/* Collective traffic: data, then a signal the receiver waits for. The signal's arrival tells the receiver that the
- * data landed (the provider applies a PE's operations in order), and the sender never needs to know, so neither is
- * marked for the next quiet: a barrier after a reduction does not flush for it. On an unordered provider the data is
- * marked as usual and the signal quiets first. */
+/* Collective traffic: data, then a signal the receiver waits for (the data is not waited for in between: the
+ * collective calls shmemi_ofi_coll_done before it reuses or returns its sources). The signal's arrival tells the
+ * receiver that the data landed (the provider applies a PE's operations in order), and the sender never needs to know,
+ * so neither is marked for the next quiet: a barrier after a reduction does not flush for it. On an unordered provider
+ * the data is marked as usual and the signal quiets first. */
 void shmemi_ofi_coll_put(struct shmemi_seg *s, size_t off, const void *src, size_t len, int pe) {
+    struct ofi_ep *e = &net.ep0;
     if (!net.ordered)
-        mark_dirty(&net.ep0, pe);
-    put_ep(&net.ep0, s, off, src, len, pe, 0);
+        mark_dirty(e, pe);
+    if (len <= net.inject) {
+        put_ep(e, s, off, src, len, pe, 1);
+        return;
+    }
+    /* complete once the source may be reused (net acknowledges transmit- and delivery-complete writes alike): the
+     * receiver learns of delivery from the signal */
+    int si = seg_index(s);
+    for (size_t done = 0; done < len;) {
+        size_t n = len - done < net.max_msg ? len - done : net.max_msg;
+        struct iovec iov = {.iov_base = (char *)(uintptr_t)src + done, .iov_len = n};
+        struct fi_rma_iov rio = {.addr = net.base[si][pe] + off + done, .len = n, .key = net.key[si][pe]};
+        struct fi_msg_rma m = {
+            .msg_iov = &iov, .iov_count = 1, .addr = net.addr[pe], .rma_iov = &rio, .rma_iov_count = 1};
+        POST(e, fi_writemsg(e->ep, &m, FI_INJECT_COMPLETE), "fi_writemsg (collective)");
+        done += n;
+    }
+}
+
+void shmemi_ofi_coll_done(void) {
+    if (shmemi_ofi_up)
+        wait_posted(&net.ep0);
 }
 
 void shmemi_ofi_coll_put_signal(struct shmemi_seg *s, size_t off, const void *src, size_t len, size_t sig, int pe) {

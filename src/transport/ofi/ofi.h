@@ -38,9 +38,11 @@ SHMEMI_HIDDEN uint64_t shmemi_ofi_amo(shmem_ctx_t ctx, int op, struct shmemi_seg
 SHMEMI_HIDDEN void shmemi_ofi_put_signal(shmem_ctx_t ctx, struct shmemi_seg *ds, size_t doff, const void *src,
                                          size_t len, struct shmemi_seg *ss, size_t soff, uint64_t signal, int sig_op,
                                          int pe);
-/* Collectives: a blocking put on endpoint 0, then a signal (add 1 to the control-block word at `off`) that the
- * receiver waits for; delivery is learned from the signal, so neither is left for the next quiet to flush. */
+/* Collectives: a put on endpoint 0, then a signal (add 1 to the control-block word at `off`) that the receiver
+ * waits for; delivery is learned from the signal, so neither is left for the next quiet to flush. The put's source
+ * must stay untouched until shmemi_ofi_coll_done returns. */
 SHMEMI_HIDDEN void shmemi_ofi_coll_put(struct shmemi_seg *s, size_t off, const void *src, size_t len, int pe);
+SHMEMI_HIDDEN void shmemi_ofi_coll_done(void);
 SHMEMI_HIDDEN void shmemi_ofi_coll_signal(size_t off, int pe);
 /* Both at once: len bytes into seg at off, then the signal at control-block offset sig (one message where the
  * provider carries atomics as messages and the data is small) */

@@ -23,6 +23,7 @@ void shmemi_ofi_put_signal(shmem_ctx_t ctx, struct shmemi_seg *ds, size_t doff, 
                            struct shmemi_seg *ss, size_t soff, uint64_t signal, int sig_op, int pe) {}
 void shmemi_ofi_coll_put(struct shmemi_seg *s, size_t off, const void *src, size_t len, int pe) {}
 void shmemi_ofi_coll_signal(size_t off, int pe) {}
+void shmemi_ofi_coll_done(void) {}
 void shmemi_ofi_coll_put_signal(struct shmemi_seg *s, size_t off, const void *src, size_t len, size_t sig, int pe) {}
 void shmemi_ofi_quiet(shmem_ctx_t ctx) {}
 void shmemi_ofi_fence(shmem_ctx_t ctx) {}
