@@ -1,6 +1,6 @@
 # GshmemTesting.cmake - helpers to register tests: gshmem_add_pe_test runs one program under our oshrun at
-# several PE counts (and, when libfabric is built in, again as ofi_<name> over the tcp provider and ofinet_<name>
-# over the net provider); exit code 77 counts as a skip (GPU or network missing).
+# several PE counts (and, when libfabric is built in, again as ofi_<name> over the tcp provider, ofinet_<name>
+# over the net provider and split_<name> in pretend nodes of two PEs); exit code 77 counts as a skip (GPU or network missing).
 function(gshmem_add_pe_test name exe)
   cmake_parse_arguments(A "" "TIMEOUT" "NPES;ENV;ARGS;LABELS" ${ARGN})
   if(NOT A_NPES)
@@ -19,16 +19,26 @@ function(gshmem_add_pe_test name exe)
     # The same test again with every PE its own "node": all traffic through libfabric on loopback, over the tcp
     # provider (ofi_*, up to 8 PEs: 16-PE runs take 2 minutes each over tcp on a 2-core machine) and over the net
     # provider (ofinet_*, up to 4 PEs; no fabric atomics there: gshmem's atomics travel as messages).
-    foreach(variant "ofi;tcp;8;GSHMEM_OFI_FOUND" "ofinet;net;4;GSHMEM_OFI_NET")
+    # split_*: 3 and 4 PEs as pretend nodes of 2 (SHMEM_TEST_NODE_SIZE), the multi-node layout: shared memory
+    # within a pair, libfabric (net, else tcp) between pairs, so teams and operations mix mapped and network peers.
+    set(split_prov tcp)
+    if(GSHMEM_OFI_NET)
+      set(split_prov net)
+    endif()
+    foreach(variant "ofi;tcp;1;8;GSHMEM_OFI_FOUND;SHMEM_TRANSPORT=ofi"
+                    "ofinet;net;1;4;GSHMEM_OFI_NET;SHMEM_TRANSPORT=ofi"
+                    "split;${split_prov};3;4;GSHMEM_OFI_FOUND;SHMEM_TEST_NODE_SIZE=2")
       list(GET variant 0 prefix)
       list(GET variant 1 prov)
-      list(GET variant 2 maxnp)
-      list(GET variant 3 enabled)
-      if(${enabled} AND np LESS_EQUAL ${maxnp})
+      list(GET variant 2 minnp)
+      list(GET variant 3 maxnp)
+      list(GET variant 4 enabled)
+      list(GET variant 5 layout)
+      if(${enabled} AND np GREATER_EQUAL ${minnp} AND np LESS_EQUAL ${maxnp})
         add_test(NAME ${prefix}_${name}_np${np} COMMAND $<TARGET_FILE:oshrun> -np ${np} $<TARGET_FILE:${exe}> ${A_ARGS})
         set_tests_properties(${prefix}_${name}_np${np} PROPERTIES TIMEOUT ${A_TIMEOUT} SKIP_RETURN_CODE 77
           PROCESSORS ${np} LABELS "${prefix};${A_LABELS}"
-          ENVIRONMENT "${A_ENV};SHMEM_TRANSPORT=ofi;SHMEM_OFI_PROVIDER=${prov};SHMEM_OFI_DOMAIN=lo")
+          ENVIRONMENT "${A_ENV};${layout};SHMEM_OFI_PROVIDER=${prov};SHMEM_OFI_DOMAIN=lo")
       endif()
     endforeach()
   endforeach()

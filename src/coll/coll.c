@@ -298,7 +298,9 @@ void shmemi_coll_slot_reset(struct gshmem_team *t) {
     uint64_t *from = (uint64_t *)(void *)((char *)sl->data + NET_FROM_AREA);
     for (int i = 0; i < SHMEMI_NET_SIGS; i++)
         __atomic_store_n(&sl->sig[i], 0, __ATOMIC_RELAXED);
-    for (int i = 0; i < t->size && i < SHMEMI_NET_FROM_MAX; i++)
+    /* all of them, not just the team's: a team within the node used this scratch for data (its epochs' buffers
+     * overlap the counters), and the slot's next team may be one with members off the node */
+    for (int i = 0; i < SHMEMI_NET_FROM_MAX; i++)
         __atomic_store_n(&from[i], 0, __ATOMIC_RELAXED);
 }
 

@@ -224,6 +224,11 @@ int shmemi_env_read(char *err, size_t errlen) {
     if (strcmp(shmemi_env.transport, "auto") && strcmp(shmemi_env.transport, "shm") &&
         strcmp(shmemi_env.transport, "ofi"))
         return errf(err, errlen, "SHMEM_TRANSPORT='%s' is not valid: expected auto, shm or ofi", shmemi_env.transport);
+    if (shmemi_env.node_size < 0 || (shmemi_env.node_size > 0 && strcmp(shmemi_env.transport, "auto")))
+        return errf(err, errlen,
+                    "SHMEM_TEST_NODE_SIZE=%d is not valid: expected 0 (off) or a PE count, with SHMEM_TRANSPORT=auto "
+                    "(it is '%s')",
+                    shmemi_env.node_size, shmemi_env.transport);
     if (strcmp(shmemi_env.bootstrap, "auto") && strcmp(shmemi_env.bootstrap, "local") &&
         strcmp(shmemi_env.bootstrap, "pmix"))
         return errf(err, errlen, "SHMEM_BOOTSTRAP='%s' is not valid: expected auto, local or pmix",

@@ -46,14 +46,15 @@ static void do_init(int requested, const char *fn) {
     shmemi_rt.thread_level = requested < SHMEM_THREAD_SINGLE     ? SHMEM_THREAD_SINGLE
                              : requested > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
                                                                  : requested;
-    /* who is mapped: the node-local PEs (all of them under oshrun), only this one under SHMEM_TRANSPORT=ofi */
+    /* who is mapped: the node-local PEs (all of them under oshrun), only this one under SHMEM_TRANSPORT=ofi, those of
+     * this PE's block under SHMEM_TEST_NODE_SIZE */
     shmemi_rt.local = calloc((size_t)info.size, 1);
     if (!shmemi_rt.local)
         init_fail(fn, "out of memory");
-    int force_net = !strcmp(shmemi_env.transport, "ofi");
+    int force_net = !strcmp(shmemi_env.transport, "ofi"), block = shmemi_env.node_size;
     for (int i = 0; i < (info.local_ranks ? info.nlocal : info.size); i++) {
         int r = info.local_ranks ? info.local_ranks[i] : i;
-        if (r >= 0 && r < info.size && (!force_net || r == info.rank))
+        if (r >= 0 && r < info.size && (!force_net || r == info.rank) && (!block || r / block == info.rank / block))
             shmemi_rt.local[r] = 1;
     }
     shmemi_rt.local[info.rank] = 1;
@@ -70,8 +71,9 @@ static void do_init(int requested, const char *fn) {
     {
         cpu_set_t set;
         int cpus = sched_getaffinity(0, sizeof set, &set) ? 1 : CPU_COUNT(&set);
-        /* PEs of this node share its CPUs (under SHMEM_TRANSPORT=ofi on one machine too: count them all then) */
-        int here = force_net ? (info.local_ranks ? info.nlocal : info.size) : shmemi_rt.nlocal;
+        /* PEs of this node share its CPUs (under SHMEM_TRANSPORT=ofi or SHMEM_TEST_NODE_SIZE on one machine too: count
+         * them all then) */
+        int here = force_net || block ? (info.local_ranks ? info.nlocal : info.size) : shmemi_rt.nlocal;
         shmemi_rt.oversubscribed = here > cpus;
         shmemi_rt.wait_spin = shmemi_env.wait_spin >= 0  ? (unsigned long)shmemi_env.wait_spin
                               : shmemi_rt.oversubscribed ? 20
