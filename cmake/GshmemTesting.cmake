@@ -20,14 +20,16 @@ function(gshmem_add_pe_test name exe)
     # provider (ofi_*, up to 8 PEs: 16-PE runs take 2 minutes each over tcp on a 2-core machine) and over the net
     # provider (ofinet_*, up to 4 PEs; no fabric atomics there: gshmem's atomics travel as messages).
     # split_*: 3 and 4 PEs as pretend nodes of 2 (SHMEM_TEST_NODE_SIZE), the multi-node layout: shared memory
-    # within a pair, libfabric (net, else tcp) between pairs, so teams and operations mix mapped and network peers.
+    # within a pair, libfabric between pairs, so teams and operations mix mapped and network peers. 3 PEs over tcp
+    # (fabric atomics, taken to mapped peers too), 4 over net (atomics as messages; tcp if net is missing).
     set(split_prov tcp)
     if(GSHMEM_OFI_NET)
       set(split_prov net)
     endif()
     foreach(variant "ofi;tcp;1;8;GSHMEM_OFI_FOUND;SHMEM_TRANSPORT=ofi"
                     "ofinet;net;1;4;GSHMEM_OFI_NET;SHMEM_TRANSPORT=ofi"
-                    "split;${split_prov};3;4;GSHMEM_OFI_FOUND;SHMEM_TEST_NODE_SIZE=2")
+                    "split;tcp;3;3;GSHMEM_OFI_FOUND;SHMEM_TEST_NODE_SIZE=2"
+                    "split;${split_prov};4;4;GSHMEM_OFI_FOUND;SHMEM_TEST_NODE_SIZE=2")
       list(GET variant 0 prefix)
       list(GET variant 1 prov)
       list(GET variant 2 minnp)

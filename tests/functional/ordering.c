@@ -1,5 +1,6 @@
 /* ordering.c - the memory model: fence orders puts to one PE (data then flag), quiet completes puts so that a
- * third PE's get sees them, p + wait_until message passing, and AMO-after-put / store-after-AMO ordering. */
+ * third PE's get sees them, p + wait_until message passing, AMO-after-put / store-after-AMO ordering, and a put
+ * after an AMO or a put-with-signal with a fence between. */
 #include "ftest.h"
 
 #include <stdint.h>
@@ -132,6 +133,49 @@ static void put_then_amo(long *data) {
     }
 }
 
+/* an AMO then a fence then a put to the same word, and the same after a put-with-signal (its data word, then its
+ * signal word): the put lands last. A transport that applies AMOs or signals on the target later than the
+ * fabric places writes must not let the put overtake them. */
+static void amo_then_put(long *heap) {
+    enum { WORDS = 64, ROUNDS = 8 };
+    long *w = heap, *d = heap + WORDS;
+    uint64_t *sig = (uint64_t *)(void *)(heap + 2 * WORDS);
+    int to = right;
+    for (int r = 0; r < ROUNDS; r++) {
+        for (int j = 0; j < WORDS; j++)
+            w[j] = d[j] = 0;
+        sig[0] = 0;
+        shmem_barrier_all();
+        for (int j = 0; j < WORDS; j++) {
+            long amo = 1000 * r + 2 * j + 1, put = amo + 1;
+            if (j % 2)
+                shmem_long_atomic_set(&w[j], amo, to);
+            else
+                shmem_long_atomic_add(&w[j], amo, to);
+            shmem_fence();
+            shmem_long_p(&w[j], put, to);
+            shmem_putmem_signal(&d[j], &amo, sizeof amo, sig, (uint64_t)amo, SHMEM_SIGNAL_SET, to);
+            shmem_fence();
+            shmem_long_p(&d[j], put, to);
+            shmem_long_p((long *)sig, put, to);
+        }
+        shmem_quiet();
+        shmem_barrier_all();
+        for (int j = 0; j < WORDS; j++) {
+            long want = 1000 * r + 2 * j + 2;
+            if (w[j] != want || d[j] != want) {
+                FAIL("AMO;fence;put round %d word %d: %ld and %ld after put-with-signal, want %ld (the put was "
+                     "overtaken)",
+                     r, j, w[j], d[j], want);
+                break;
+            }
+        }
+        CHECK((long)sig[0] == 1000 * r + 2 * (WORDS - 1) + 2, "put-with-signal;fence;put round %d: signal %ld", r,
+              (long)sig[0]);
+        shmem_barrier_all();
+    }
+}
+
 int main(void) {
     shmem_init();
     me = shmem_my_pe();
@@ -147,6 +191,7 @@ int main(void) {
     quiet_third_party(data_bss, "bss");
     ping_pong();
     put_then_amo(heap);
+    amo_then_put(heap);
     shmem_free(heap);
     return ftest_finish("ordering");
 }

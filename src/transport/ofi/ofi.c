@@ -85,6 +85,11 @@ struct ofi_ep {
      * injected write at once), not when they landed. Quiet therefore reads one word back from every PE written
      * since the last quiet: on an ordered connection (FI_ORDER_RMA_RAW) the read returns after the writes landed. */
     unsigned char *dirty; /* [n_pes] */
+    /* A non-fetching atomic (or a signal) was sent since the last quiet. The target applies it after the fabric has
+     * placed writes that follow it (our atomic messages wait for a thread to take them off the queue; rxm's native
+     * ones likewise), and libfabric orders atomics against atomics and writes against writes, not the two together:
+     * so a fence after one is a quiet. */
+    uint32_t amo_pending;
     int *dirty_list, ndirty;
     pthread_mutex_t dirty_lock;
     uint64_t sink;
@@ -477,8 +482,10 @@ static uint64_t am_amo(struct ofi_ep *e, int op, int si, size_t off, uint64_t va
                        .value = value,
                        .cond = cond,
                        .token = (uint64_t)(uintptr_t)&slot};
-    if (!fetch)
+    if (!fetch) {
         mark_dirty(e, pe); /* applied by the next flush */
+        __atomic_store_n(&e->amo_pending, 1, __ATOMIC_RELAXED);
+    }
     am_send(e, pe, &m, 0);
     if (!fetch)
         return 0;
@@ -489,6 +496,7 @@ static uint64_t am_amo(struct ofi_ep *e, int op, int si, size_t off, uint64_t va
 static void quiet_ep(struct ofi_ep *e) {
     int list[64], n;
     struct am_slot slot = {0};
+    __atomic_store_n(&e->amo_pending, 0, __ATOMIC_RELAXED); /* (one sent from here on sets it again) */
     do {
         pthread_mutex_lock(&e->dirty_lock);
         n = e->ndirty < 64 ? e->ndirty : 64;
@@ -662,6 +670,7 @@ static uint64_t native_amo(struct ofi_ep *e, int op, int si, size_t off, uint64_
     switch (amo_map[op].kind) {
     case K_WRITE:
         mark_dirty(e, pe);
+        __atomic_store_n(&e->amo_pending, 1, __ATOMIC_RELAXED);
         if (size <= net.inject)
             POST(e, fi_inject_atomic(e->ep, &v, 1, net.addr[pe], raddr, key, dt, amo_map[op].op), "fi_inject_atomic");
         else {
@@ -737,8 +746,11 @@ void shmemi_ofi_put_signal(shmem_ctx_t ctx, struct shmemi_seg *ds, size_t doff, 
 void shmemi_ofi_quiet(shmem_ctx_t ctx) { quiet_ep(ep_of(ctx)); }
 
 void shmemi_ofi_fence(shmem_ctx_t ctx) {
-    if (!net.ordered) /* an ordered provider applies a PE's operations in order: nothing to do */
-        quiet_ep(ep_of(ctx));
+    struct ofi_ep *e = ep_of(ctx);
+    /* an ordered provider applies a PE's writes in order, and its atomics in order: nothing to do unless an atomic
+     * may be overtaken by a write that follows it */
+    if (!net.ordered || __atomic_load_n(&e->amo_pending, __ATOMIC_RELAXED))
+        quiet_ep(e);
 }
 
 /* A peer's get served here leaves no completion (nor, on net, a remote-read count), yet a waiter that serves a
@@ -801,6 +813,7 @@ static int ep_open(struct ofi_ep *e, int wait_fd, char *err, size_t errlen) {
         goto fail;
     }
     e->posted = 0;
+    e->amo_pending = 0;
     e->errs_seen = 0;
     e->ndirty = 0;
     e->dirty = calloc((size_t)shmemi_rt.n_pes, 1);
