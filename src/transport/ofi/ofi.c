@@ -110,7 +110,9 @@ static struct {
     int amo_ok[2][SHMEMI_AMO_XOR + 1]; /* [size==8][op]: native; else emulated with compare-and-swap */
     int am;                            /* no fabric atomics: atomics are messages applied by the target (see am_*) */
     struct am_rbuf *am_bufs;
-    size_t am_inline; /* data bytes a put-with-signal message may carry (AM_INLINE, or less if inject is smaller) */
+    struct am_sbuf *am_sbufs; /* [AM_NSEND] */
+    uint32_t am_snext;
+    size_t am_inline;        /* data bytes a put-with-signal message may carry through fi_inject */
     pthread_mutex_t am_lock; /* one thread at a time takes messages off the queue and applies them, in order */
     pthread_t progress;
     int progress_on, wait_fd, stop_pipe[2];
@@ -353,17 +355,28 @@ static const struct {
  * delivers a message after the writes posted before it (FI_ORDER_SAW): a flush message answered by a peer means
  * everything sent to it before has landed, which is what quiet needs. */
 enum { AM_POST, AM_FETCH, AM_FLUSH, AM_REPLY, AM_PUTSIG };
+/* AM_PUTSIG (a put and its signal as one message, the data after the header): seg and off place the data, token is
+ * its length; the signal is op (SHMEMI_AMO_SET or ADD) of value on the word at offset cond of segment `size`. */
 struct am_msg {
-    uint8_t kind, op, size, seg; /* AM_PUTSIG: size = bytes of data that follow the message */
+    uint8_t kind, op, size, seg;
     int32_t from;
-    uint64_t off, value, cond, token; /* AM_PUTSIG: the data's offset in seg, the signal's in the control block */
+    uint64_t off, value, cond, token;
 };
-/* A collective's small put and its signal travel as one message: the data follows the header. */
-#define AM_INLINE 88
+/* A put of up to AM_DATA bytes and its signal travel as one message: by fi_inject up to the provider's inject size,
+ * else from a send buffer (am_sbuf). Two messages (a write, then the signal) cost 1.25-2.2x OSHMEM's broadcast at
+ * 512 B-4 KiB. */
+#define AM_DATA 4096
 struct am_rbuf {
     struct fi_context fc; /* first: the completion's op_context points here */
     struct am_msg m;
-    char data[AM_INLINE];
+    char data[AM_DATA];
+};
+/* Send buffers for messages past the inject size, taken in turn; one is free again when its send completed. */
+#define AM_NSEND 32
+struct am_sbuf {
+    struct op_done d; /* first: the completion's op_context points here; d.left = 1 while in use */
+    struct am_msg m;
+    char data[AM_DATA];
 };
 struct am_slot { /* on the initiator's stack until every reply came */
     uint32_t left;
@@ -410,13 +423,55 @@ static struct shmemi_seg *am_seg(int si) {
 
 static void am_putsig(const struct am_rbuf *b) {
     const struct am_msg *m = &b->m;
-    struct shmemi_seg *sg = am_seg(m->seg);
-    if (!sg || m->size > AM_INLINE || m->off + m->size > sg->map_size || (m->cond & 7) ||
-        m->cond + 8 > shmemi_rt.internal.map_size)
+    struct shmemi_seg *sg = am_seg(m->seg), *ss = am_seg(m->size);
+    if (!sg || !ss || m->token > AM_DATA || m->off + m->token > sg->map_size || (m->cond & 7) ||
+        m->cond + 8 > ss->map_size || (m->op != SHMEMI_AMO_SET && m->op != SHMEMI_AMO_ADD))
         shmemi_fatal("shmem (libfabric transport)", "malformed put-with-signal message from PE %d", (int)m->from);
-    memcpy((char *)sg->base + m->off, b->data, m->size);
-    __atomic_fetch_add((uint64_t *)(void *)((char *)shmemi_rt.internal.base + m->cond), 1, __ATOMIC_RELEASE);
+    memcpy((char *)sg->base + m->off, b->data, m->token);
+    uint64_t *sig = (uint64_t *)(void *)((char *)ss->base + m->cond);
+    if (m->op == SHMEMI_AMO_SET)
+        __atomic_store_n(sig, m->value, __ATOMIC_RELEASE);
+    else
+        __atomic_fetch_add(sig, m->value, __ATOMIC_RELEASE);
     shmemi_wake_after_traffic();
+}
+
+/* Sends a put-with-signal message: header m, then len bytes of data. The data is copied, so src may be reused at
+ * once. */
+static void am_send_putsig(struct ofi_ep *e, int pe, const struct am_msg *m, const void *src, size_t len) {
+    if (len <= net.am_inline) {
+        struct {
+            struct am_msg m;
+            char data[AM_DATA];
+        } b;
+        b.m = *m;
+        memcpy(b.data, src, len);
+        am_send_len(e, pe, &b.m, sizeof b.m + len, 0);
+        return;
+    }
+    /* a free send buffer: the next in turn, once its previous send completed (another thread may take it first) */
+    struct am_sbuf *sb;
+    unsigned long spins = 0;
+    for (;;) {
+        sb = &net.am_sbufs[__atomic_fetch_add(&net.am_snext, 1, __ATOMIC_RELAXED) % AM_NSEND];
+        uint32_t free_ = 0;
+        if (__atomic_compare_exchange_n(&sb->d.left, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            break;
+        drive(e);
+        backoff(&spins);
+    }
+    sb->m = *m;
+    memcpy(sb->data, src, len);
+    struct iovec iov = {.iov_base = &sb->m, .iov_len = sizeof sb->m + len};
+    struct fi_msg msg = {.msg_iov = &iov, .iov_count = 1, .addr = net.addr[pe], .context = &sb->d.fc};
+    ssize_t rc;
+    spins = 0;
+    while ((rc = fi_sendmsg(e->ep, &msg, FI_COMPLETION | FI_INJECT_COMPLETE)) == -FI_EAGAIN) {
+        drive(e);
+        backoff(&spins);
+    }
+    if (rc)
+        ofi_fatal("fi_sendmsg (put with signal)", (int)rc);
 }
 
 static void am_serve(struct ofi_ep *e, struct am_msg m) {
@@ -578,18 +633,17 @@ void shmemi_ofi_coll_done(void) {
 }
 
 void shmemi_ofi_coll_put_signal(struct shmemi_seg *s, size_t off, const void *src, size_t len, size_t sig, int pe) {
-    if (net.am && net.ordered && len <= net.am_inline) {
-        struct {
-            struct am_msg m;
-            char data[AM_INLINE];
-        } b = {.m = {.kind = AM_PUTSIG,
-                     .size = (uint8_t)len,
-                     .seg = (uint8_t)seg_index(s),
-                     .from = (int32_t)shmemi_rt.my_pe,
-                     .off = off,
-                     .cond = sig}};
-        memcpy(b.data, src, len);
-        am_send_len(&net.ep0, pe, &b.m, sizeof b.m + len, 0);
+    if (net.am && net.ordered && len <= AM_DATA) {
+        struct am_msg m = {.kind = AM_PUTSIG,
+                           .op = SHMEMI_AMO_ADD,
+                           .size = SHMEMI_MAX_SEGS,
+                           .seg = (uint8_t)seg_index(s),
+                           .from = (int32_t)shmemi_rt.my_pe,
+                           .off = off,
+                           .value = 1,
+                           .cond = sig,
+                           .token = len};
+        am_send_putsig(&net.ep0, pe, &m, src, len);
         return;
     }
     if (len)
@@ -735,6 +789,21 @@ uint64_t shmemi_ofi_amo(shmem_ctx_t ctx, int op, struct shmemi_seg *s, size_t of
 void shmemi_ofi_put_signal(shmem_ctx_t ctx, struct shmemi_seg *ds, size_t doff, const void *src, size_t len,
                            struct shmemi_seg *ss, size_t soff, uint64_t signal, int sig_op, int pe) {
     struct ofi_ep *e = ep_of(ctx);
+    if (net.am && net.ordered && len <= AM_DATA) { /* one message; the target applies data and signal in turn */
+        struct am_msg m = {.kind = AM_PUTSIG,
+                           .op = sig_op == SHMEM_SIGNAL_SET ? SHMEMI_AMO_SET : SHMEMI_AMO_ADD,
+                           .size = (uint8_t)seg_index(ss),
+                           .seg = (uint8_t)seg_index(ds),
+                           .from = (int32_t)shmemi_rt.my_pe,
+                           .off = doff,
+                           .value = signal,
+                           .cond = soff,
+                           .token = len};
+        mark_dirty(e, pe); /* applied by the next flush */
+        __atomic_store_n(&e->amo_pending, 1, __ATOMIC_RELAXED);
+        am_send_putsig(e, pe, &m, src, len);
+        return;
+    }
     if (len) {
         shmemi_ofi_put(ctx, ds, doff, src, len, pe, 1);
         if (!net.ordered)
@@ -1265,11 +1334,12 @@ int shmemi_ofi_init(char *err, size_t errlen) {
         }
         net.am = 1;
         net.am_inline = i->tx_attr->inject_size - sizeof(struct am_msg);
-        if (net.am_inline > AM_INLINE)
-            net.am_inline = AM_INLINE;
+        if (net.am_inline > AM_DATA)
+            net.am_inline = AM_DATA;
         pthread_mutex_init(&net.am_lock, NULL);
         net.am_bufs = calloc(AM_NBUF, sizeof *net.am_bufs);
-        if (!net.am_bufs) {
+        net.am_sbufs = calloc(AM_NSEND, sizeof *net.am_sbufs);
+        if (!net.am_bufs || !net.am_sbufs) {
             snprintf(err, errlen, "libfabric transport: out of memory");
             return -1;
         }
@@ -1385,9 +1455,14 @@ void shmemi_ofi_fini(void) {
             ctx_eps[k] = NULL;
         }
     pthread_mutex_unlock(&ctx_eps_lock);
+    if (net.am_sbufs) /* sends in flight read their buffers */
+        for (int k = 0; k < AM_NSEND; k++)
+            wait_op(&net.ep0, &net.am_sbufs[k].d);
     ep_close(&net.ep0);
     free(net.am_bufs);
+    free(net.am_sbufs);
     net.am_bufs = NULL;
+    net.am_sbufs = NULL;
     net.am = 0;
     for (int si = 0; si < NSEG; si++) {
         if (net.mr[si])
