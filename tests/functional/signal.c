@@ -119,6 +119,40 @@ static void forms(void) {
     shmem_signal_wait_until(&s64[3], SHMEM_CMP_EQ, 77);
     shmem_barrier_all();
 }
+
+/* Many put-with-signals of a few KiB from private contexts (each may have its own endpoint and send buffers), the
+ * contexts destroyed, then as many again from the default context: every payload whole when its signal counts it. */
+static void ctx_stream(unsigned char *pay, uint64_t *sig) {
+    enum { N = 80, LEN = 2000 };
+    unsigned char src[LEN];
+    *sig = 0;
+    memset(pay, 0, (size_t)N * LEN);
+    shmem_barrier_all();
+    for (int phase = 0; phase < 3; phase++) {
+        shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;
+        if (phase < 2 && shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx))
+            ctx = SHMEM_CTX_DEFAULT;
+        for (int k = 0; k < N; k++) {
+            memset(src, (unsigned char)(me * 37 + phase * 11 + k), LEN);
+            shmem_ctx_putmem_signal_nbi(ctx, pay + (size_t)k * LEN, src, LEN, sig, 1, SHMEM_SIGNAL_ADD, right);
+        }
+        if (ctx != SHMEM_CTX_DEFAULT)
+            shmem_ctx_destroy(ctx); /* completes what the context sent */
+        else
+            shmem_quiet();
+        shmem_signal_wait_until(sig, SHMEM_CMP_GE, (uint64_t)N * (phase + 1));
+        for (int k = 0; k < N; k++)
+            for (int j = 0; j < LEN; j += 499)
+                if (pay[(size_t)k * LEN + j] != (unsigned char)(left * 37 + phase * 11 + k)) {
+                    FAIL("context stream phase %d message %d byte %d = %u", phase, k, j, pay[(size_t)k * LEN + j]);
+                    k = N;
+                    break;
+                }
+        shmem_barrier_all(); /* the payload is overwritten next phase */
+    }
+    CHECK(*sig == 3 * N, "context stream: signal %llu want %d", (unsigned long long)*sig, 3 * N);
+    shmem_barrier_all();
+}
 #endif
 
 int main(void) {
@@ -140,6 +174,7 @@ int main(void) {
     fan_in_add(slots, &sig[0], "heap");
     fan_in_add(slots, &sig_data[2], "data signal");
     forms();
+    ctx_stream(pay, &sig[1]);
     shmem_free(pay);
     shmem_free(sig);
     shmem_free(slots);

@@ -90,6 +90,10 @@ struct ofi_ep {
      * ones likewise), and libfabric orders atomics against atomics and writes against writes, not the two together:
      * so a fence after one is a quiet. */
     uint32_t amo_pending;
+    /* send buffers of put-with-signal messages past the inject size (allocated at first use): their completions
+     * come to this endpoint's queue, so only driving it frees them */
+    struct am_sbuf *sbufs;
+    uint32_t snext;
     int *dirty_list, ndirty;
     pthread_mutex_t dirty_lock;
     uint64_t sink;
@@ -110,8 +114,6 @@ static struct {
     int amo_ok[2][SHMEMI_AMO_XOR + 1]; /* [size==8][op]: native; else emulated with compare-and-swap */
     int am;                            /* no fabric atomics: atomics are messages applied by the target (see am_*) */
     struct am_rbuf *am_bufs;
-    struct am_sbuf *am_sbufs; /* [AM_NSEND] */
-    uint32_t am_snext;
     size_t am_inline;        /* data bytes a put-with-signal message may carry through fi_inject */
     pthread_mutex_t am_lock; /* one thread at a time takes messages off the queue and applies them, in order */
     pthread_t progress;
@@ -450,10 +452,19 @@ static void am_send_putsig(struct ofi_ep *e, int pe, const struct am_msg *m, con
         return;
     }
     /* a free send buffer: the next in turn, once its previous send completed (another thread may take it first) */
-    struct am_sbuf *sb;
+    struct am_sbuf *sb, *ring = __atomic_load_n(&e->sbufs, __ATOMIC_ACQUIRE);
     unsigned long spins = 0;
+    if (!ring) { /* first use: threads sharing the endpoint may race; one allocation wins */
+        struct am_sbuf *fresh = calloc(AM_NSEND, sizeof *fresh);
+        if (!fresh)
+            shmemi_fatal("shmem_put_signal (libfabric transport)", "out of memory for send buffers");
+        if (__atomic_compare_exchange_n(&e->sbufs, &ring, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            ring = fresh;
+        else
+            free(fresh);
+    }
     for (;;) {
-        sb = &net.am_sbufs[__atomic_fetch_add(&net.am_snext, 1, __ATOMIC_RELAXED) % AM_NSEND];
+        sb = &ring[__atomic_fetch_add(&e->snext, 1, __ATOMIC_RELAXED) % AM_NSEND];
         uint32_t free_ = 0;
         if (__atomic_compare_exchange_n(&sb->d.left, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
             break;
@@ -900,6 +911,11 @@ fail:
 }
 
 static void ep_close(struct ofi_ep *e) {
+    if (e->sbufs) { /* sends in flight read their buffers */
+        for (int k = 0; k < AM_NSEND; k++)
+            wait_op(e, &e->sbufs[k].d);
+        free(e->sbufs);
+    }
     free(e->dirty);
     free(e->dirty_list);
     if (e->ep)
@@ -1338,8 +1354,7 @@ int shmemi_ofi_init(char *err, size_t errlen) {
             net.am_inline = AM_DATA;
         pthread_mutex_init(&net.am_lock, NULL);
         net.am_bufs = calloc(AM_NBUF, sizeof *net.am_bufs);
-        net.am_sbufs = calloc(AM_NSEND, sizeof *net.am_sbufs);
-        if (!net.am_bufs || !net.am_sbufs) {
+        if (!net.am_bufs) {
             snprintf(err, errlen, "libfabric transport: out of memory");
             return -1;
         }
@@ -1455,14 +1470,9 @@ void shmemi_ofi_fini(void) {
             ctx_eps[k] = NULL;
         }
     pthread_mutex_unlock(&ctx_eps_lock);
-    if (net.am_sbufs) /* sends in flight read their buffers */
-        for (int k = 0; k < AM_NSEND; k++)
-            wait_op(&net.ep0, &net.am_sbufs[k].d);
     ep_close(&net.ep0);
     free(net.am_bufs);
-    free(net.am_sbufs);
     net.am_bufs = NULL;
-    net.am_sbufs = NULL;
     net.am = 0;
     for (int si = 0; si < NSEG; si++) {
         if (net.mr[si])
