@@ -1,8 +1,9 @@
 # GshmemTesting.cmake - helpers to register tests: gshmem_add_pe_test runs one program under our oshrun at
 # several PE counts (and, when libfabric is built in, again as ofi_<name> over the tcp provider, ofinet_<name>
-# over the net provider and split_<name> in pretend nodes of two PEs); exit code 77 counts as a skip (GPU or network missing).
+# over the net provider and split_<name> in pretend nodes of two PEs; not with LOCAL_ONLY); exit code 77 counts as a
+# skip (GPU or network missing).
 function(gshmem_add_pe_test name exe)
-  cmake_parse_arguments(A "" "TIMEOUT" "NPES;ENV;ARGS;LABELS" ${ARGN})
+  cmake_parse_arguments(A "LOCAL_ONLY" "TIMEOUT" "NPES;ENV;ARGS;LABELS" ${ARGN})
   if(NOT A_NPES)
     set(A_NPES 2 3 4)
   endif()
@@ -36,7 +37,7 @@ function(gshmem_add_pe_test name exe)
       list(GET variant 3 maxnp)
       list(GET variant 4 enabled)
       list(GET variant 5 layout)
-      if(${enabled} AND np GREATER_EQUAL ${minnp} AND np LESS_EQUAL ${maxnp})
+      if(${enabled} AND NOT A_LOCAL_ONLY AND np GREATER_EQUAL ${minnp} AND np LESS_EQUAL ${maxnp})
         add_test(NAME ${prefix}_${name}_np${np} COMMAND $<TARGET_FILE:oshrun> -np ${np} $<TARGET_FILE:${exe}> ${A_ARGS})
         set_tests_properties(${prefix}_${name}_np${np} PROPERTIES TIMEOUT ${A_TIMEOUT} SKIP_RETURN_CODE 77
           PROCESSORS ${np} LABELS "${prefix};${A_LABELS}"

@@ -11,6 +11,22 @@
 extern "C" {
 #endif
 
+/* Memory spaces (HPE's design for Cray OpenSHMEMX): a symmetric allocation names the memory it comes from.
+ * SHMEM_SPACE_DEFAULT is the default symmetric heap; SHMEM_SPACE_DEVICE the GPU symmetric heap
+ * (SHMEM_SYMMETRIC_SIZE_DEVICE), which exists when GPU support is on. Each routine has the semantics of its
+ * default-heap counterpart (collective, barrier on exit; on entry for free); shmem_free accepts memory of any space. */
+typedef int shmem_space_t;
+#define SHMEM_SPACE_DEFAULT 0
+#define SHMEM_SPACE_DEVICE 1
+void *shmem_space_malloc(shmem_space_t space, size_t size);
+void *shmem_space_calloc(shmem_space_t space, size_t count, size_t size);
+void *shmem_space_realloc(shmem_space_t space, void *ptr, size_t size);
+void *shmem_space_align(shmem_space_t space, size_t alignment, size_t size);
+void shmem_space_free(shmem_space_t space, void *ptr);
+/* 1 when local (non-symmetric) GPU buffers may be sources of puts and destinations of gets
+ * (SHMEM_ENABLE_DEVICE_AWARENESS=1 or SHMEM_DEVICE_HOST_INIT, with a GPU), else 0. */
+int shmem_query_device_awareness(void);
+
 /* Symmetric partitions (SHMEM_SYMMETRIC_PARTITION<ID>=SIZE=...): allocate from partition `id`. Collective. */
 void *shmem_partition_malloc(size_t size, int id);
 void shmem_partition_free(void *ptr);

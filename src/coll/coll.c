@@ -112,6 +112,9 @@ static inline void check_bufs(const struct grp *g, const void *dest, const void 
         shmemi_err_null(g->fn, "dest");
     if (len && !src)
         shmemi_err_null(g->fn, "source");
+    if (SHMEMI_UNLIKELY(shmemi_rt.gpu) && len && (shmemi_dev_local(dest) || shmemi_dev_local(src)))
+        shmemi_fatal(g->fn, "collectives on GPU memory are not implemented yet; copy the data to host symmetric "
+                            "memory (shmem_malloc) for the collective");
 }
 
 /* ---- team epochs ---- */

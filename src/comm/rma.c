@@ -1,8 +1,11 @@
 /* rma.c - the one dispatch point for RMA, signals and atomics. A mapped peer (same node) is reached by the CPU: a
  * put is a memcpy into the peer's copy and an atomic a CPU atomic on the mapped word. A peer that is not mapped is
- * reached through the libfabric transport (src/transport/ofi), with the segment and offset resolved here. */
+ * reached through the libfabric transport (src/transport/ofi), with the segment and offset resolved here. GPU memory
+ * on either side (with GPU support on) goes through the GPU layer (src/gpu) instead of the CPU. */
+#include <stdlib.h>
 #include <string.h>
 
+#include "gpu/gtl.h"
 #include "state.h"
 #include "transport/ofi/ofi.h"
 
@@ -61,6 +64,60 @@ static inline void load_elem(void *out, const void *s, size_t size) {
 
 static inline int elem_aligned(const void *p, size_t size) { return size <= 8 && !((uintptr_t)p & (size - 1)); }
 
+/* ---- GPU memory: the CPU cannot touch it, the GPU layer copies it ---- */
+int shmemi_dev_local_slow(const void *p) {
+    size_t off;
+    struct shmemi_seg *s = shmemi_find_seg(p, &off);
+    if (s)
+        return s->kind == SHMEMI_MEM_DEVICE;
+    return shmemi_rt.dev_local && shmemi_gtl_kind(p) == GTL_MEM_DEVICE;
+}
+
+static void no_remote_gpu(const struct shmemi_seg *sg, int pe, const char *fn) {
+    if (SHMEMI_UNLIKELY(sg->kind == SHMEMI_MEM_DEVICE))
+        shmemi_fatal(fn,
+                     "PE %d's %s is on another node: GPU memory over the network is not supported yet; keep the "
+                     "symmetric objects other nodes access in host memory",
+                     pe, sg->name);
+}
+
+#define GPU_STAGE ((size_t)1 << 20)
+/* A local GPU buffer to or from another node: staged through host memory in pieces (blocking transfers). */
+static void gpu_net(shmem_ctx_t ctx, int put, struct shmemi_seg *sg, size_t off, char *local, size_t n, int pe,
+                    const char *fn) {
+    no_remote_gpu(sg, pe, fn);
+    char *tmp = malloc(n < GPU_STAGE ? n : GPU_STAGE);
+    if (!tmp)
+        shmemi_fatal(fn, "out of memory for staging %zu bytes of GPU data", n);
+    for (size_t done = 0; done < n;) {
+        size_t k = n - done < GPU_STAGE ? n - done : GPU_STAGE;
+        if (put) {
+            shmemi_gtl_copy(tmp, local + done, k, fn);
+            shmemi_ofi_put(ctx, sg, off + done, tmp, k, pe, 0);
+        } else {
+            shmemi_ofi_get(ctx, sg, off + done, tmp, k, pe, 0);
+            shmemi_gtl_copy(local + done, tmp, k, fn);
+        }
+        done += k;
+    }
+    free(tmp);
+}
+
+/* With GPU support on: when the n bytes between `local` and the peer's copy (mapped, else segment sg at off over the
+ * network) have GPU memory on either side, moves them through the GPU layer and returns 1; else 0 (the CPU's job). */
+static int gpu_move(shmem_ctx_t ctx, int put, char *mapped, struct shmemi_seg *sg, size_t off, const void *local,
+                    size_t n, int pe, const char *fn) {
+    if (sg->kind != SHMEMI_MEM_DEVICE && !shmemi_dev_local_slow(local))
+        return 0;
+    if (!mapped)
+        gpu_net(ctx, put, sg, off, (char *)(uintptr_t)local, n, pe, fn);
+    else if (put)
+        shmemi_gtl_copy(mapped, local, n, fn);
+    else
+        shmemi_gtl_copy((void *)(uintptr_t)local, mapped, n, fn);
+    return 1;
+}
+
 void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, const char *fn) {
     pe = shmemi_ctx_pe(ctx, pe, fn);
     if (SHMEMI_UNLIKELY(!nbytes)) {
@@ -72,6 +129,11 @@ void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int
     size_t off;
     char *d = shmemi_resolve(dest, nbytes, pe, fn, &sg, &off);
     check_buf(src, nbytes, fn, "source");
+    if (SHMEMI_UNLIKELY(shmemi_rt.gpu) && gpu_move(ctx, 1, d, sg, off, src, nbytes, pe, fn)) {
+        if (d)
+            shmemi_ring(pe, dest, nbytes);
+        return;
+    }
     if (SHMEMI_UNLIKELY(!d)) {
         shmemi_ofi_put(ctx, sg, off, src, nbytes, pe, 0);
         return;
@@ -91,6 +153,8 @@ void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int
     size_t off;
     const char *s = shmemi_resolve(src, nbytes, pe, fn, &sg, &off);
     check_buf(dest, nbytes, fn, "dest");
+    if (SHMEMI_UNLIKELY(shmemi_rt.gpu) && gpu_move(ctx, 0, (char *)(uintptr_t)s, sg, off, dest, nbytes, pe, fn))
+        return;
     if (SHMEMI_UNLIKELY(!s)) {
         shmemi_ofi_get(ctx, sg, off, dest, nbytes, pe, 0);
         return;
@@ -107,6 +171,8 @@ void shmemi_put_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
         size_t off;
         if (nbytes && !shmemi_resolve(dest, nbytes, pe, fn, &sg, &off)) {
             check_buf(src, nbytes, fn, "source");
+            if (SHMEMI_UNLIKELY(shmemi_rt.gpu) && gpu_move(ctx, 1, NULL, sg, off, src, nbytes, pe, fn))
+                return;
             shmemi_ofi_put(ctx, sg, off, src, nbytes, pe, 1);
             return;
         }
@@ -122,6 +188,8 @@ void shmemi_get_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
         size_t off;
         if (nbytes && !shmemi_resolve(src, nbytes, pe, fn, &sg, &off)) {
             check_buf(dest, nbytes, fn, "dest");
+            if (SHMEMI_UNLIKELY(shmemi_rt.gpu) && gpu_move(ctx, 0, NULL, sg, off, dest, nbytes, pe, fn))
+                return;
             shmemi_ofi_get(ctx, sg, off, dest, nbytes, pe, 1);
             return;
         }
@@ -135,6 +203,12 @@ void shmemi_p(shmem_ctx_t ctx, void *dest, const void *value, size_t size, int p
     struct shmemi_seg *sg;
     size_t off;
     char *d = shmemi_resolve(dest, size, pe, fn, &sg, &off);
+    if (SHMEMI_UNLIKELY(sg->kind == SHMEMI_MEM_DEVICE)) {
+        gpu_move(ctx, 1, d, sg, off, value, size, pe, fn);
+        if (d)
+            shmemi_ring(pe, dest, size);
+        return;
+    }
     if (SHMEMI_UNLIKELY(!d)) {
         shmemi_ofi_put(ctx, sg, off, value, size, pe, 0);
         return;
@@ -151,6 +225,10 @@ void shmemi_g(shmem_ctx_t ctx, void *out, const void *src, size_t size, int pe, 
     struct shmemi_seg *sg;
     size_t off;
     const char *s = shmemi_resolve(src, size, pe, fn, &sg, &off);
+    if (SHMEMI_UNLIKELY(sg->kind == SHMEMI_MEM_DEVICE)) {
+        gpu_move(ctx, 0, (char *)(uintptr_t)s, sg, off, out, size, pe, fn);
+        return;
+    }
     if (SHMEMI_UNLIKELY(!s)) {
         shmemi_ofi_get(ctx, sg, off, out, size, pe, 0);
         return;
@@ -182,8 +260,14 @@ static struct strided resolve_strided(const void *addr, ptrdiff_t stride, size_t
 /* Moves nblocks blocks of bsize elements; block b starts at b*dst elements of d and b*sst elements of s. put: the
  * remote side is the destination. */
 static void move_blocks(shmem_ctx_t ctx, int put, const struct strided *r, char *local, ptrdiff_t lst, ptrdiff_t rst,
-                        size_t bsize, size_t nblocks, size_t es, int pe) {
+                        size_t bsize, size_t nblocks, size_t es, int pe, const char *fn) {
     size_t ls = (size_t)lst * es, rs = (size_t)rst * es, len = bsize * es;
+    if (SHMEMI_UNLIKELY(shmemi_rt.gpu) && (r->sg->kind == SHMEMI_MEM_DEVICE || shmemi_dev_local_slow(local))) {
+        for (size_t b = 0; b < nblocks; b++)
+            gpu_move(ctx, put, r->mapped ? r->mapped + b * rs : NULL, r->sg, r->off + b * rs, local + b * ls, len, pe,
+                     fn);
+        return;
+    }
     if (r->mapped && len == 4 && put) { /* constant-size copies: the common element-wise iput/iget */
         for (size_t b = 0; b < nblocks; b++)
             memcpy(r->mapped + b * rs, local + b * ls, 4);
@@ -232,7 +316,7 @@ void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, pt
         return;
     struct strided r = resolve_strided(dest, dst, nelems, 1, es, pe, fn);
     check_buf(src, nelems, fn, "source");
-    move_blocks(ctx, 1, &r, (char *)(uintptr_t)src, sst, dst, 1, nelems, es, pe);
+    move_blocks(ctx, 1, &r, (char *)(uintptr_t)src, sst, dst, 1, nelems, es, pe, fn);
     shmemi_ring(pe, dest, ((nelems - 1) * (size_t)dst + 1) * es);
 }
 
@@ -243,7 +327,7 @@ void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, pt
         return;
     struct strided r = resolve_strided(src, sst, nelems, 1, es, pe, fn);
     check_buf(dest, nelems, fn, "dest");
-    move_blocks(ctx, 0, &r, dest, dst, sst, 1, nelems, es, pe);
+    move_blocks(ctx, 0, &r, dest, dst, sst, 1, nelems, es, pe, fn);
 }
 
 /* Blocked strides: block b of bsize contiguous elements starts at b*stride elements on each side. */
@@ -256,7 +340,7 @@ void shmemi_ibput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, p
         shmemi_fatal(fn, "negative strides are not supported");
     struct strided r = resolve_strided(dest, dst, nblocks, bsize, es, pe, fn);
     check_buf(src, nblocks, fn, "source");
-    move_blocks(ctx, 1, &r, (char *)(uintptr_t)src, sst, dst, bsize, nblocks, es, pe);
+    move_blocks(ctx, 1, &r, (char *)(uintptr_t)src, sst, dst, bsize, nblocks, es, pe, fn);
     shmemi_ring(pe, dest, ((nblocks - 1) * (size_t)dst + bsize) * es);
 }
 
@@ -269,7 +353,7 @@ void shmemi_ibget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t dst, p
         shmemi_fatal(fn, "negative strides are not supported");
     struct strided r = resolve_strided(src, sst, nblocks, bsize, es, pe, fn);
     check_buf(dest, nblocks, fn, "dest");
-    move_blocks(ctx, 0, &r, dest, dst, sst, bsize, nblocks, es, pe);
+    move_blocks(ctx, 0, &r, dest, dst, sst, bsize, nblocks, es, pe, fn);
 }
 
 /* ---- put with signal: the data must be visible before the signal is ---- */
@@ -287,6 +371,37 @@ void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t nbyt
     if (nbytes) {
         d = shmemi_resolve(dest, nbytes, pe, fn, &dsg, &doff);
         check_buf(src, nbytes, fn, "source");
+    }
+    if (SHMEMI_UNLIKELY(shmemi_rt.gpu) &&
+        (ssg->kind == SHMEMI_MEM_DEVICE ||
+         (nbytes && (dsg->kind == SHMEMI_MEM_DEVICE || shmemi_dev_local_slow(src))))) {
+        /* data and signal may be in different memory domains: the data is complete (GPU copies are synchronous; the
+         * network's are quieted) before the signal is written */
+        if (nbytes && !gpu_move(ctx, 1, d, dsg, doff, src, nbytes, pe, fn)) {
+            if (d)
+                memcpy(d, src, nbytes);
+            else
+                shmemi_ofi_put(ctx, dsg, doff, src, nbytes, pe, 0);
+        }
+        if (nbytes && !d)
+            shmemi_ofi_quiet(ctx);
+        shmemi_store_fence();
+        int op = sig_op == SHMEM_SIGNAL_SET ? SHMEMI_AMO_SET : SHMEMI_AMO_ADD;
+        if (ssg->kind == SHMEMI_MEM_DEVICE) {
+            if (!sig)
+                no_remote_gpu(ssg, pe, fn);
+            shmemi_gtl_amo(sig, op, signal, 0, 8, fn);
+        } else if (!sig || shmemi_rt.amo_net) {
+            shmemi_ofi_amo(ctx, op, ssg, soff, signal, 0, 8, pe);
+        } else {
+            shmemi_amo_cpu(sig, op, signal, 0, 8);
+        }
+        shmemi_ring(pe, sig_addr, sizeof *sig_addr);
+        if (d)
+            shmemi_ring(pe, dest, nbytes);
+        return;
+    }
+    if (nbytes) {
         if (!d && (!sig || shmemi_rt.amo_net)) { /* all on the network: the transport orders them */
             shmemi_ofi_put_signal(ctx, dsg, doff, src, nbytes, ssg, soff, signal, sig_op, pe);
             return;
@@ -354,6 +469,14 @@ uint64_t shmemi_amo(shmem_ctx_t ctx, int op, void *dest, uint64_t value, uint64_
     if (SHMEMI_UNLIKELY(off & (size - 1)))
         shmemi_fatal(fn, "dest %p is not aligned to its %zu-byte type; atomics need naturally aligned objects", dest,
                      size);
+    if (SHMEMI_UNLIKELY(sg->kind == SHMEMI_MEM_DEVICE)) { /* GPU atomics, so the GPU's own are atomic with them */
+        if (!p)
+            no_remote_gpu(sg, pe, fn);
+        uint64_t r = shmemi_gtl_amo(p, op, value, cond, size, fn);
+        if (op != SHMEMI_AMO_FETCH)
+            shmemi_ring(pe, dest, size);
+        return r;
+    }
     if (SHMEMI_UNLIKELY(!p || shmemi_rt.amo_net)) {
         uint64_t r = shmemi_ofi_amo(ctx, op, sg, off, value, cond, size, pe);
         if (p && op != SHMEMI_AMO_FETCH)
@@ -372,12 +495,12 @@ void shmemi_amo_nbi(shmem_ctx_t ctx, int op, void *fetch, void *dest, uint64_t v
     if (SHMEMI_UNLIKELY(!fetch))
         shmemi_err_null(fn, "fetch");
     uint64_t r = shmemi_amo(ctx, op, dest, value, cond, size, pe, fn);
-    if (size == 8)
-        memcpy(fetch, &r, 8);
-    else {
-        uint32_t r32 = (uint32_t)r;
-        memcpy(fetch, &r32, 4);
-    }
+    uint32_t r32 = (uint32_t)r;
+    const void *v = size == 8 ? (const void *)&r : (const void *)&r32;
+    if (SHMEMI_UNLIKELY(shmemi_dev_local(fetch)))
+        shmemi_gtl_copy(fetch, v, size, fn);
+    else
+        memcpy(fetch, v, size);
 }
 
 /* ---- ordering: a mapped peer's stores are visible once fenced; the network's complete at its quiet ---- */

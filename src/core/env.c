@@ -229,6 +229,15 @@ int shmemi_env_read(char *err, size_t errlen) {
                     "SHMEM_TEST_NODE_SIZE=%d is not valid: expected 0 (off) or a PE count, with SHMEM_TRANSPORT=auto "
                     "(it is '%s')",
                     shmemi_env.node_size, shmemi_env.transport);
+    if (strcmp(shmemi_env.gpu, "auto") && strcmp(shmemi_env.gpu, "cuda") && strcmp(shmemi_env.gpu, "none") &&
+        strcmp(shmemi_env.gpu, "emulate"))
+        return errf(err, errlen, "SHMEM_GPU='%s' is not valid: expected auto, cuda, none or emulate", shmemi_env.gpu);
+    if (shmemi_env.symmetric_size_device && shmemi_env.device_symmetric_size &&
+        shmemi_env.symmetric_size_device != shmemi_env.device_symmetric_size)
+        return errf(err, errlen,
+                    "SHMEM_SYMMETRIC_SIZE_DEVICE=%zu and SHMEM_DEVICE_SYMMETRIC_SIZE=%zu name the same GPU heap but "
+                    "disagree; set one of them",
+                    shmemi_env.symmetric_size_device, shmemi_env.device_symmetric_size);
     if (strcmp(shmemi_env.bootstrap, "auto") && strcmp(shmemi_env.bootstrap, "local") &&
         strcmp(shmemi_env.bootstrap, "pmix"))
         return errf(err, errlen, "SHMEM_BOOTSTRAP='%s' is not valid: expected auto, local or pmix",

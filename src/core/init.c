@@ -7,6 +7,8 @@
 
 #include "bootstrap/bootstrap.h"
 #include "coll/coll.h"
+#include "gpu/gtl.h"
+#include "shmemg.h"
 #include "state.h"
 #include "transport/ofi/ofi.h"
 
@@ -27,6 +29,55 @@ static void init_fail(const char *fn, const char *msg) {
     exit(1);
 }
 
+/* GPU support: on when the program or the environment asks for it and every PE has it (segments must match). */
+static void gpu_setup(int host_init, const char *fn) {
+    int dev_part = 0;
+    for (int i = 0; i < shmemi_npartitions; i++)
+        dev_part |= shmemi_partitions[i].kind == SHMEMI_KIND_DEVICE;
+    int named = !strcmp(shmemi_env.gpu, "cuda") || !strcmp(shmemi_env.gpu, "emulate");
+    int want = host_init || named || dev_part || shmemi_env.device_aware || shmemi_env.symmetric_size_device ||
+               shmemi_env.device_symmetric_size;
+    shmemi_rt.dev_heap = -1;
+    if (!want || !strcmp(shmemi_env.gpu, "none")) {
+        snprintf(shmemi_rt.gpu_why, sizeof shmemi_rt.gpu_why, "%s",
+                 want ? "SHMEM_GPU=none"
+                      : "not requested (shmem_init_thread with SHMEM_DEVICE_HOST_INIT, SHMEM_SYMMETRIC_SIZE_DEVICE, "
+                        "SHMEM_ENABLE_DEVICE_AWARENESS=1 or a KIND=DEVICE partition turn it on)");
+        return;
+    }
+    int local_rank = 0;
+    for (int pe = 0; pe < shmemi_rt.my_pe; pe++)
+        local_rank += shmemi_rt.local[pe];
+    char why[256] = "";
+    int ok = !shmemi_gtl_init(local_rank, shmemi_rt.nlocal, why, sizeof why);
+    int *all = calloc((size_t)shmemi_rt.n_pes, sizeof *all);
+    if (!all || shmemb_allgather(&ok, all, sizeof ok))
+        init_fail(fn, "bootstrap allgather failed");
+    int bad = -1;
+    for (int pe = 0; pe < shmemi_rt.n_pes && bad < 0; pe++)
+        if (!all[pe])
+            bad = pe;
+    free(all);
+    if (bad >= 0) {
+        if (ok) {
+            shmemi_gtl_fini();
+            snprintf(why, sizeof why, "PE %d has no GPU support", bad);
+        }
+        snprintf(shmemi_rt.gpu_why, sizeof shmemi_rt.gpu_why, "%s", why);
+        if (named) {
+            char msg[400];
+            snprintf(msg, sizeof msg, "SHMEM_GPU=%s, but GPU support cannot start: %s", shmemi_env.gpu, why);
+            init_fail(fn, msg);
+        }
+        shmemi_debug("GPU support off: %s", why);
+        return; /* KIND=DEVICE partitions then stop init with this reason (segment.c) */
+    }
+    shmemi_rt.gpu = 1;
+    shmemi_rt.dev_local = shmemi_env.device_aware || host_init;
+    shmemi_rt.gpu_provided = host_init;
+    shmemi_debug("GPU support on: %s", shmemi_gtl_describe());
+}
+
 static void do_init(int requested, const char *fn) {
     if (shmemi_rt.init_state == 1)
         return; /* repeated initialization is allowed and has no effect */
@@ -43,6 +94,8 @@ static void do_init(int requested, const char *fn) {
     shmemi_rt.my_pe = info.rank;
     shmemi_rt.n_pes = info.size;
     snprintf(shmemi_rt.jobid, sizeof shmemi_rt.jobid, "%s", info.jobid);
+    int gpu_bits = requested & (SHMEM_DEVICE_HOST_INIT | SHMEM_DEVICE_KERNEL_INIT);
+    requested &= ~(SHMEM_DEVICE_HOST_INIT | SHMEM_DEVICE_KERNEL_INIT);
     shmemi_rt.thread_level = requested < SHMEM_THREAD_SINGLE     ? SHMEM_THREAD_SINGLE
                              : requested > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
                                                                  : requested;
@@ -79,6 +132,7 @@ static void do_init(int requested, const char *fn) {
                               : shmemi_rt.oversubscribed ? 20
                                                          : 2000;
     }
+    gpu_setup(gpu_bits & SHMEM_DEVICE_HOST_INIT, fn);
     if (shmemi_segments_create(err, sizeof err))
         init_fail(fn, err);
     if (shmemi_rt.nlocal < shmemi_rt.n_pes) {
@@ -105,8 +159,9 @@ void shmem_init(void) { do_init(SHMEM_THREAD_SINGLE, "shmem_init"); }
 
 int shmem_init_thread(int requested, int *provided) {
     do_init(requested, "shmem_init_thread");
+    /* GPU bits come back only for what works: HOST_INIT with GPU support on; KERNEL_INIT not yet */
     if (provided)
-        *provided = shmemi_rt.thread_level;
+        *provided = shmemi_rt.thread_level | (shmemi_rt.gpu_provided ? SHMEM_DEVICE_HOST_INIT : 0);
     return 0;
 }
 
@@ -124,6 +179,8 @@ void shmem_finalize(void) {
     shmem_barrier_all();
     shmemi_ofi_fini();
     shmemi_segments_destroy();
+    shmemi_gtl_fini();
+    shmemi_rt.gpu = shmemi_rt.dev_local = 0;
     shmemi_rt.nsegs = 0;
     shmemi_rt.init_state = 2;
     fflush(stdout);
@@ -184,7 +241,9 @@ void shmem_info_get_name(char *name) {
 
 void shmemi_info_print(FILE *f) {
     fprintf(f, "gshmem %s — OpenSHMEM %d.%d\n", GSHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
-    fprintf(f, "Build: transports shm (intra-node)%s; bootstrap %s; GPU: none\n",
+    fprintf(f,
+            "Build: transports shm (intra-node)%s; bootstrap %s; GPU backends: cuda (driver loaded at run time), "
+            "emulate (testing)\n",
 #ifdef GSHMEM_HAVE_OFI
             ", ofi (libfabric, between nodes; loaded when a job needs it)",
 #else
@@ -194,6 +253,7 @@ void shmemi_info_print(FILE *f) {
     const char *ofi = shmemi_ofi_describe();
     if (ofi)
         fprintf(f, "Network transport in use: libfabric %s\n", ofi);
+    shmemi_gpu_info_print(f);
     fprintf(f, "Environment variables (current value, default):\n");
     shmemi_env_print(f, 1);
 }

@@ -10,7 +10,7 @@
 #include "env.h"
 #include "shmemi.h"
 
-#define SHMEMI_MAX_SEGS (4 + SHMEMI_MAX_PARTITIONS)
+#define SHMEMI_MAX_SEGS (5 + SHMEMI_MAX_PARTITIONS)
 #define SHMEMI_CACHELINE 64
 #define SHMEMI_MAX_TEAMS 64      /* collective slots: world, shared, and up to 62 teams alive at once */
 #define SHMEMI_COLL_DEPTH 16     /* scratch buffers per slot: a root may run DEPTH-1 collectives ahead */
@@ -23,7 +23,13 @@
 #define SHMEMI_NET_SIGS 66
 #define SHMEMI_NET_FROM_MAX 1536
 
-enum shmemi_seg_role { SHMEMI_SEG_HEAP, SHMEMI_SEG_STATIC, SHMEMI_SEG_PARTITION, SHMEMI_SEG_INTERNAL };
+enum shmemi_seg_role {
+    SHMEMI_SEG_HEAP,
+    SHMEMI_SEG_STATIC,
+    SHMEMI_SEG_PARTITION,
+    SHMEMI_SEG_INTERNAL,
+    SHMEMI_SEG_DEVICE_HEAP
+};
 enum shmemi_mem_kind { SHMEMI_MEM_HOST, SHMEMI_MEM_DEVICE };
 
 struct shmemi_buddy;
@@ -100,6 +106,12 @@ struct shmemi_state {
     int oversubscribed;      /* this node's PEs outnumber the CPUs this PE may run on */
     size_t page;
     char jobid[64];
+    /* GPU support (src/gpu): on when requested and every PE has it */
+    int gpu;           /* the GPU layer is up: GPU segments may exist, copies check memory kinds */
+    int dev_local;     /* local (non-symmetric) GPU buffers are accepted: SHMEM_ENABLE_DEVICE_AWARENESS, HOST_INIT */
+    int gpu_provided;  /* SHMEM_DEVICE_HOST_INIT was requested and is given back */
+    int dev_heap;      /* index in segs of the GPU symmetric heap, or -1 */
+    char gpu_why[256]; /* when off: why */
 };
 
 SHMEMI_HIDDEN extern struct shmemi_state shmemi_rt;
@@ -221,6 +233,10 @@ SHMEMI_HIDDEN void shmemi_waiter_done(struct shmemi_waiter *w);
             shmemi_waiter_done(&w_);                                                                                   \
         }                                                                                                              \
     } while (0)
+
+/* ---- GPU memory: a buffer of this PE (symmetric or, with device awareness, local) in GPU memory? ---- */
+SHMEMI_HIDDEN int shmemi_dev_local_slow(const void *p);
+static inline int shmemi_dev_local(const void *p) { return SHMEMI_UNLIKELY(shmemi_rt.gpu) && shmemi_dev_local_slow(p); }
 
 /* ---- pieces of the runtime used across files ---- */
 SHMEMI_HIDDEN int shmemi_segments_create(char *err, size_t errlen);

@@ -10,11 +10,14 @@
 #include <time.h>
 
 #include "coll/coll.h"
+#include "shmemg.h" /* the device teams, exported as declared there */
 #include "state.h"
 #include "transport/ofi/ofi.h"
 
 struct gshmem_team gshmem_team_world;
 struct gshmem_team gshmem_team_shared;
+struct gshmem_team gshmem_team_device_world; /* shmemg.h: valid when GPU support is on */
+struct gshmem_team gshmem_team_device_shared;
 struct gshmem_ctx gshmem_ctx_default;
 
 /* This PE's slots: free, used by a team, or reserved by a team creation in progress (another thread may be
@@ -70,6 +73,17 @@ void shmemi_teams_init(void) {
     else
         team_set(&gshmem_team_shared, first, stride, count, idx, 1, 0);
     gshmem_team_shared.predefined = 1;
+    /* GPU teams: every PE has a GPU when GPU support is on (all PEs agree at init), and a PE maps the GPU heaps of
+     * exactly the PEs whose host memory it maps. Their own slots keep their collectives apart from WORLD's. */
+    memset(&gshmem_team_device_world, 0, sizeof gshmem_team_device_world);
+    memset(&gshmem_team_device_shared, 0, sizeof gshmem_team_device_shared);
+    gshmem_team_device_world.my_pe = gshmem_team_device_shared.my_pe = -1;
+    if (shmemi_rt.gpu) {
+        team_set(&gshmem_team_device_world, 0, 1, n, me, 2, 0);
+        team_set(&gshmem_team_device_shared, gshmem_team_shared.start, gshmem_team_shared.stride,
+                 gshmem_team_shared.size, gshmem_team_shared.my_pe, 3, 0);
+        gshmem_team_device_world.predefined = gshmem_team_device_shared.predefined = 1;
+    }
     gshmem_ctx_default.team = &gshmem_team_world;
     gshmem_ctx_default.start = 0;
     gshmem_ctx_default.stride = 1;
@@ -81,6 +95,11 @@ static struct gshmem_team *check_team(shmem_team_t team, const char *fn) {
     if (!team)
         shmemi_fatal(fn, "the team is SHMEM_TEAM_INVALID; pass a team this PE belongs to (a split returns "
                          "SHMEM_TEAM_INVALID to PEs outside the new team)");
+    if (SHMEMI_UNLIKELY(!team->size))
+        shmemi_fatal(fn,
+                     "SHMEM_DEVICE_TEAM_WORLD and SHMEM_DEVICE_TEAM_SHARED exist only with GPU support, which is "
+                     "off (%s); check that shmem_init_thread provided SHMEM_DEVICE_HOST_INIT",
+                     shmemi_rt.gpu_why);
     return team;
 }
 
@@ -88,8 +107,8 @@ struct gshmem_team *shmemi_team_check(shmem_team_t team, const char *fn) {
     return check_team(team, fn);
 }
 
-int shmem_team_my_pe(shmem_team_t team) { return team && shmemi_rt.init_state == 1 ? team->my_pe : -1; }
-int shmem_team_n_pes(shmem_team_t team) { return team && shmemi_rt.init_state == 1 ? team->size : -1; }
+int shmem_team_my_pe(shmem_team_t team) { return team && team->size && shmemi_rt.init_state == 1 ? team->my_pe : -1; }
+int shmem_team_n_pes(shmem_team_t team) { return team && team->size && shmemi_rt.init_state == 1 ? team->size : -1; }
 
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config) {
     if (!team)

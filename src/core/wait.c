@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpu/gtl.h"
 #include "state.h"
 #include "transport/ofi/ofi.h"
 
@@ -199,6 +200,7 @@ void shmemi_waiter_done(struct shmemi_waiter *w) {
 
 struct dt_info {
     unsigned char size, is_signed;
+    unsigned char dev; /* the variables are GPU memory: read through the GPU layer */
 };
 
 static const struct dt_info dt_table[SHMEMI_DT_COUNT] = {
@@ -227,6 +229,12 @@ static const struct dt_info dt_table[SHMEMI_DT_COUNT] = {
 
 /* Loads one element atomically (a peer may be writing it) as a 64-bit value of the right signedness. */
 static inline uint64_t load_elem(const void *p, struct dt_info t, int atomic) {
+    uint64_t tmp;
+    if (SHMEMI_UNLIKELY(atomic && t.dev)) { /* an aligned GPU copy of one element is not torn */
+        shmemi_gtl_copy(&tmp, p, t.size, "shmem_wait_until");
+        p = &tmp;
+        atomic = 0;
+    }
     switch (t.size) {
     case 1: {
         uint8_t v = atomic ? __atomic_load_n((const uint8_t *)p, __ATOMIC_ACQUIRE) : *(const uint8_t *)p;
@@ -281,6 +289,7 @@ static struct dt_info check_args(const void *ivar, size_t n, int cmp, int dtype,
                          "the variable at %p is not symmetric; wait on memory from shmem_malloc or a "
                          "global/static variable",
                          ivar);
+        t.dev = s->kind == SHMEMI_MEM_DEVICE;
     }
     return t;
 }
@@ -354,10 +363,15 @@ size_t shmemi_wait_set(int mode, int block, void *ivars, size_t nelems, const in
 
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
     shmemi_wait_until(sig_addr, cmp, &cmp_value, SHMEMI_DT_UINT64, "shmem_signal_wait_until");
-    return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+    return shmem_signal_fetch(sig_addr);
 }
 
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr) {
     shmemi_check_init("shmem_signal_fetch");
+    uint64_t v;
+    if (SHMEMI_UNLIKELY(shmemi_dev_local(sig_addr))) {
+        shmemi_gtl_copy(&v, sig_addr, sizeof v, "shmem_signal_fetch");
+        return v;
+    }
     return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }

@@ -3,7 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpu/gtl.h"
 #include "mem/buddy.h"
+#include "shmemg.h"
+#include "shmemx.h"
 #include "state.h"
 
 #define DEFAULT_ALIGN 64 /* at least max_align_t; a cache line avoids false sharing between blocks */
@@ -47,46 +50,50 @@ void *shmem_malloc_with_hints(size_t size, long hints) {
     return shmemi_seg_alloc(&shmemi_rt.segs[0], size, 0, "shmem_malloc_with_hints");
 }
 
-void *shmem_calloc(size_t count, size_t size) {
-    shmemi_check_init("shmem_calloc");
+/* The allocation routines of every space, on segment s (realloc: NULL = the block's own segment) (memory of a GPU
+ * segment is set and copied by the GPU layer: the CPU cannot touch it). */
+static void *seg_calloc(struct shmemi_seg *s, size_t count, size_t size, const char *fn) {
+    shmemi_check_init(fn);
     if (size && count > SIZE_MAX / size) {
         shmem_barrier_all();
         return NULL;
     }
     size_t n = count * size;
-    struct shmemi_seg *s = &shmemi_rt.segs[0];
     void *p = NULL;
     size_t off;
     if (n && !shmemi_buddy_alloc(s->alloc, n, DEFAULT_ALIGN, &off)) {
         p = s->base + off;
-        memset(p, 0, n);
+        if (s->kind == SHMEMI_MEM_DEVICE)
+            shmemi_gtl_memset(p, 0, n, fn);
+        else
+            memset(p, 0, n);
     }
     shmem_barrier_all();
     return p;
 }
 
-void *shmem_align(size_t alignment, size_t size) {
+static void *seg_align(struct shmemi_seg *s, size_t alignment, size_t size, const char *fn) {
     if (alignment & (alignment - 1)) {
-        shmemi_check_init("shmem_align");
+        shmemi_check_init(fn);
         shmem_barrier_all();
         return NULL; /* not a power of two: the spec asks for NULL */
     }
-    return shmemi_seg_alloc(&shmemi_rt.segs[0], size, alignment, "shmem_align");
+    return shmemi_seg_alloc(s, size, alignment, fn);
 }
 
-void shmem_free(void *ptr) { shmemi_seg_free(ptr, "shmem_free"); }
-
-void *shmem_realloc(void *ptr, size_t size) {
-    const char *fn = "shmem_realloc";
+static void *seg_realloc(struct shmemi_seg *s, void *ptr, size_t size, const char *fn) {
     if (!ptr)
-        return shmemi_seg_alloc(&shmemi_rt.segs[0], size, 0, fn);
+        return shmemi_seg_alloc(s ? s : &shmemi_rt.segs[0], size, 0, fn);
     if (!size) {
         shmemi_seg_free(ptr, fn);
         return NULL;
     }
     shmemi_check_init(fn);
     size_t off;
-    struct shmemi_seg *s = owner(ptr, &off, fn);
+    struct shmemi_seg *o = owner(ptr, &off, fn);
+    if (s && o != s)
+        shmemi_fatal(fn, "%p is in the %s, not in the %s this call reallocates in", ptr, o->name, s->name);
+    s = o; /* shmem_realloc (s NULL): the block stays in its own segment */
     size_t have = shmemi_buddy_block_size(s->alloc, off);
     shmem_barrier_all(); /* nobody may still be writing the old block when it moves */
     void *r = ptr;
@@ -96,7 +103,10 @@ void *shmem_realloc(void *ptr, size_t size) {
             r = NULL; /* the old block is left unchanged */
         } else {
             r = s->base + noff;
-            memcpy(r, ptr, have);
+            if (s->kind == SHMEMI_MEM_DEVICE)
+                shmemi_gtl_copy(r, ptr, have, fn);
+            else
+                memcpy(r, ptr, have);
             shmemi_buddy_free(s->alloc, off);
         }
     }
@@ -104,10 +114,17 @@ void *shmem_realloc(void *ptr, size_t size) {
     return r;
 }
 
+void *shmem_calloc(size_t count, size_t size) { return seg_calloc(&shmemi_rt.segs[0], count, size, "shmem_calloc"); }
+void *shmem_align(size_t alignment, size_t size) {
+    return seg_align(&shmemi_rt.segs[0], alignment, size, "shmem_align");
+}
+void shmem_free(void *ptr) { shmemi_seg_free(ptr, "shmem_free"); } /* memory of any space */
+void *shmem_realloc(void *ptr, size_t size) { return seg_realloc(NULL, ptr, size, "shmem_realloc"); }
+
 void *shmalloc(size_t size) { return shmemi_seg_alloc(&shmemi_rt.segs[0], size, 0, "shmalloc"); }
 void shfree(void *ptr) { shmemi_seg_free(ptr, "shfree"); }
-void *shrealloc(void *ptr, size_t size) { return shmem_realloc(ptr, size); }
-void *shmemalign(size_t alignment, size_t size) { return shmem_align(alignment, size); }
+void *shrealloc(void *ptr, size_t size) { return seg_realloc(NULL, ptr, size, "shrealloc"); }
+void *shmemalign(size_t alignment, size_t size) { return seg_align(&shmemi_rt.segs[0], alignment, size, "shmemalign"); }
 
 void *shmem_partition_malloc(size_t size, int id) {
     const char *fn = "shmem_partition_malloc";
@@ -119,3 +136,65 @@ void *shmem_partition_malloc(size_t size, int id) {
 }
 
 void shmem_partition_free(void *ptr) { shmemi_seg_free(ptr, "shmem_partition_free"); }
+
+/* ---- memory spaces (shmemx.h) and the GPU auxiliary specification's heap (shmemg.h): one GPU heap ---- */
+static struct shmemi_seg *gpu_heap(const char *fn) {
+    shmemi_check_init(fn);
+    if (shmemi_rt.dev_heap < 0)
+        shmemi_fatal(fn,
+                     "there is no GPU symmetric heap: GPU support is off (%s); on a machine with a GPU, initialize "
+                     "with shmem_init_thread(level | SHMEM_DEVICE_HOST_INIT, &provided) or set "
+                     "SHMEM_SYMMETRIC_SIZE_DEVICE, and check that it was provided",
+                     shmemi_rt.gpu_why);
+    return &shmemi_rt.segs[shmemi_rt.dev_heap];
+}
+
+static struct shmemi_seg *space_seg(shmem_space_t space, const char *fn) {
+    if (space == SHMEM_SPACE_DEFAULT)
+        return &shmemi_rt.segs[0];
+    if (space == SHMEM_SPACE_DEVICE)
+        return gpu_heap(fn);
+    shmemi_check_init(fn);
+    shmemi_fatal(fn, "space %d is neither SHMEM_SPACE_DEFAULT (%d) nor SHMEM_SPACE_DEVICE (%d)", (int)space,
+                 SHMEM_SPACE_DEFAULT, SHMEM_SPACE_DEVICE);
+}
+
+void *shmem_space_malloc(shmem_space_t space, size_t size) {
+    return shmemi_seg_alloc(space_seg(space, "shmem_space_malloc"), size, 0, "shmem_space_malloc");
+}
+void *shmem_space_calloc(shmem_space_t space, size_t count, size_t size) {
+    return seg_calloc(space_seg(space, "shmem_space_calloc"), count, size, "shmem_space_calloc");
+}
+void *shmem_space_realloc(shmem_space_t space, void *ptr, size_t size) {
+    return seg_realloc(space_seg(space, "shmem_space_realloc"), ptr, size, "shmem_space_realloc");
+}
+void *shmem_space_align(shmem_space_t space, size_t alignment, size_t size) {
+    return seg_align(space_seg(space, "shmem_space_align"), alignment, size, "shmem_space_align");
+}
+void shmem_space_free(shmem_space_t space, void *ptr) {
+    const char *fn = "shmem_space_free";
+    struct shmemi_seg *s = space_seg(space, fn);
+    size_t off;
+    struct shmemi_seg *o = ptr ? owner(ptr, &off, fn) : s;
+    if (o != s)
+        shmemi_fatal(fn, "%p is in the %s, not in the %s of space %d", ptr, o->name, s->name, (int)space);
+    shmemi_seg_free(ptr, fn);
+}
+
+int shmem_query_device_awareness(void) { return shmemi_rt.init_state == 1 && shmemi_rt.dev_local; }
+
+void *shmemg_malloc(size_t size) { return shmemi_seg_alloc(gpu_heap("shmemg_malloc"), size, 0, "shmemg_malloc"); }
+void *shmemg_calloc(size_t count, size_t size) {
+    return seg_calloc(gpu_heap("shmemg_calloc"), count, size, "shmemg_calloc");
+}
+void *shmemg_align(size_t alignment, size_t size) {
+    return seg_align(gpu_heap("shmemg_align"), alignment, size, "shmemg_align");
+}
+void shmemg_free(void *ptr) {
+    const char *fn = "shmemg_free";
+    struct shmemi_seg *s = gpu_heap(fn);
+    size_t off;
+    if (ptr && owner(ptr, &off, fn) != s)
+        shmemi_fatal(fn, "%p is not in the GPU symmetric heap; free it with shmem_free", ptr);
+    shmemi_seg_free(ptr, fn);
+}

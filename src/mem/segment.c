@@ -1,5 +1,6 @@
 /* segment.c - symmetric segments: static data (.data/.bss remapped onto shared memory), the default heap,
- * partitions and the internal control segment; each is exported to and mapped by every PE on the node. */
+ * partitions, the GPU heap and the internal control segment; each is exported to and mapped by every PE on the node
+ * (shared memory for host segments, the GPU layer's IPC for GPU ones). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
+#include "gpu/gtl.h"
 #include "mem/buddy.h"
 #include "state.h"
 
@@ -151,6 +153,55 @@ static int create_anon(struct shmemi_seg *s, const char *tag, size_t size, char 
     return 0;
 }
 
+/* A GPU segment: device memory from the GPU layer, its bookkeeping (the buddy allocator) in host memory. */
+static int create_device(struct shmemi_seg *s, size_t size, char *err, size_t errlen) {
+    size_t len = (size + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+    void *p;
+    if (shmemi_gtl->alloc(len, &p))
+        return errf(err, errlen,
+                    "cannot allocate %zu bytes of GPU memory for the %s (%s); set a smaller "
+                    "SHMEM_SYMMETRIC_SIZE_DEVICE",
+                    len, s->name, shmemi_gtl->name);
+    s->base = p;
+    s->size = size;
+    s->map_size = len;
+    s->kind = SHMEMI_MEM_DEVICE;
+    return 0;
+}
+
+/* Maps every node-local peer's copy of a GPU segment through the GPU layer's IPC. */
+static int import_device(struct shmemi_seg *s, char *err, size_t errlen) {
+    s->peer = calloc((size_t)shmemi_rt.n_pes, sizeof *s->peer);
+    struct gtl_ipc mine, *all = calloc((size_t)shmemi_rt.n_pes, sizeof *all);
+    if (!s->peer || !all) {
+        free(all);
+        return errf(err, errlen, "out of memory");
+    }
+    memset(&mine, 0, sizeof mine);
+    if (shmemi_gtl->ipc_export(s->base, s->map_size, &mine)) {
+        free(all);
+        return errf(err, errlen, "cannot export the %s for IPC (%s)", s->name, shmemi_gtl->name);
+    }
+    if (shmemb_allgather(&mine, all, sizeof mine)) {
+        free(all);
+        return errf(err, errlen, "bootstrap allgather failed");
+    }
+    for (int pe = 0; pe < shmemi_rt.n_pes; pe++) {
+        void *m;
+        if (pe == shmemi_rt.my_pe)
+            s->peer[pe] = s->base;
+        else if (!shmemi_rt.local[pe])
+            continue;
+        else if (shmemi_gtl->ipc_import(&all[pe], s->map_size, &m)) {
+            free(all);
+            return errf(err, errlen, "cannot map PE %d's %s through %s IPC", pe, s->name, shmemi_gtl->name);
+        } else
+            s->peer[pe] = m;
+    }
+    free(all);
+    return 0;
+}
+
 struct seg_desc {
     uint64_t size, map_size;
     int32_t role, part_id;
@@ -220,11 +271,11 @@ int shmemi_segments_create(char *err, size_t errlen) {
 
     for (int i = 0; i < shmemi_npartitions; i++) {
         const struct shmemi_partition_cfg *c = &shmemi_partitions[i];
-        if (c->kind == SHMEMI_KIND_DEVICE)
+        if (c->kind == SHMEMI_KIND_DEVICE && !shmemi_gtl)
             return errf(err, errlen,
-                        "SHMEM_SYMMETRIC_PARTITION%d: KIND=DEVICE needs GPU support, which this build or "
-                        "machine does not have; use KIND=HOST or remove the variable",
-                        c->id);
+                        "SHMEM_SYMMETRIC_PARTITION%d: KIND=DEVICE needs GPU support, which is off (%s); use "
+                        "KIND=HOST or remove the variable",
+                        c->id, shmemi_rt.gpu_why);
         struct shmemi_seg *p = &shmemi_rt.segs[n++];
         p->role = SHMEMI_SEG_PARTITION;
         p->part_id = c->id;
@@ -232,10 +283,25 @@ int shmemi_segments_create(char *err, size_t errlen) {
         p->name = part_names[i];
         char tag[32];
         snprintf(tag, sizeof tag, "part%d", c->id);
-        if (create_anon(p, tag, c->size, err, errlen))
+        if (c->kind == SHMEMI_KIND_DEVICE ? create_device(p, c->size, err, errlen)
+                                          : create_anon(p, tag, c->size, err, errlen))
             return -1;
         if (shmemi_buddy_create(&p->alloc, p->size, HEAP_MIN_BLOCK))
             return errf(err, errlen, "cannot create the allocator of partition %d", c->id);
+    }
+    shmemi_rt.dev_heap = -1;
+    if (shmemi_gtl) {
+        struct shmemi_seg *d = &shmemi_rt.segs[n];
+        d->role = SHMEMI_SEG_DEVICE_HEAP;
+        d->name = "GPU symmetric heap";
+        size_t size = shmemi_env.symmetric_size_device   ? shmemi_env.symmetric_size_device
+                      : shmemi_env.device_symmetric_size ? shmemi_env.device_symmetric_size
+                                                         : (size_t)1 << 30;
+        if (create_device(d, size, err, errlen))
+            return -1;
+        if (shmemi_buddy_create(&d->alloc, d->size, HEAP_MIN_BLOCK))
+            return errf(err, errlen, "cannot create the GPU heap allocator");
+        shmemi_rt.dev_heap = n++;
     }
     shmemi_rt.nsegs = n;
 
@@ -272,16 +338,23 @@ int shmemi_segments_create(char *err, size_t errlen) {
         }
     free(all);
 
-    for (int i = 0; i < nall; i++)
-        if (map_peers(i < n ? &shmemi_rt.segs[i] : in, err, errlen))
+    for (int i = 0; i < nall; i++) {
+        struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
+        if (s->kind == SHMEMI_MEM_DEVICE ? import_device(s, err, errlen) : map_peers(s, err, errlen))
             return -1;
+    }
     shmemi_rt.ctl = (struct shmemi_ctl **)(void *)in->peer;
     /* once everyone has mapped everything the names are not needed: unlinking now means a crash later cannot
      * leave segments behind in /dev/shm */
     if (shmemb_barrier())
         return errf(err, errlen, "bootstrap barrier failed");
-    for (int i = 0; i < nall; i++)
-        unlink_own(i < n ? &shmemi_rt.segs[i] : in);
+    for (int i = 0; i < nall; i++) {
+        struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
+        if (s->kind == SHMEMI_MEM_DEVICE)
+            shmemi_gtl->ipc_done(s->base);
+        else
+            unlink_own(s);
+    }
     shmemi_debug("segments: heap %zu B at %p, static %zu B at %p, %d partitions", heap->size, (void *)heap->base,
                  st->size, (void *)st->base, shmemi_npartitions);
     return 0;
@@ -290,7 +363,14 @@ int shmemi_segments_create(char *err, size_t errlen) {
 void shmemi_segments_destroy(void) {
     for (int i = 0; i <= shmemi_rt.nsegs; i++) {
         struct shmemi_seg *s = i < shmemi_rt.nsegs ? &shmemi_rt.segs[i] : &shmemi_rt.internal;
-        if (s->peer) {
+        if (s->kind == SHMEMI_MEM_DEVICE) {
+            for (int pe = 0; s->peer && pe < shmemi_rt.n_pes; pe++)
+                if (pe != shmemi_rt.my_pe && s->peer[pe])
+                    shmemi_gtl->ipc_close(s->peer[pe], s->map_size);
+            shmemi_gtl_forget(s->base);
+            shmemi_gtl->free(s->base, s->map_size);
+            s->base = NULL;
+        } else if (s->peer) {
             for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
                 if (pe != shmemi_rt.my_pe && s->peer[pe])
                     munmap(s->peer[pe], s->map_size);

@@ -1,11 +1,13 @@
-/* headers.c - compiled, not run (fc_headers_*): <shmemx.h>, <shmem.h> and <mpp/shmem.h>, in that order and twice,
+/* headers.c - compiled, not run (fc_headers_*): <shmemx.h>, <shmemg.h>, <shmem.h> and <mpp/shmem.h>, twice,
  * (and <pshmem.h> when FC_PSHMEM_H) must compile as strict C99, C11 and C++17 with -pedantic -Wall -Wextra -Werror, and
  * ordinary user code with the constants, handles and a few routines must not draw a warning. */
 #include <shmemx.h>
+#include <shmemg.h>
 #include <shmem.h>
 #include <mpp/shmem.h>
 #include <shmem.h>
 #include <shmemx.h>
+#include <shmemg.h>
 #if FC_PSHMEM_H
 #include <pshmem.h>
 #include <pshmem.h>
@@ -18,6 +20,10 @@ static long wrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 int headers_use(void);
 int headers_use(void) {
     shmem_team_t team = SHMEM_TEAM_WORLD;
+    shmem_team_t dteam = SHMEM_DEVICE_TEAM_WORLD;
+    shmem_space_t space = SHMEM_SPACE_DEVICE;
+    (void)dteam;
+    (void)space;
     shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;
     shmem_team_config_t cfg;
     int major = 0, minor = 0, x = 0;

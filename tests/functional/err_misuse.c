@@ -1,6 +1,8 @@
 /* err_misuse.c - one cheap-to-detect misuse per run (argv[1] picks it). The library must end the job with a
  * non-zero exit and a message naming the routine and the PE; reaching the end of main means it was not caught. */
 #include <shmem.h>
+#include <shmemg.h>
+#include <shmemx.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,12 @@ int main(int argc, char **argv) {
     if (me == 0) {
         if (!strcmp(what, "put_pe"))
             shmem_int_put(sym_int, src, 4, npes + 3);
+        else if (!strcmp(what, "space_device")) /* GPU support was not requested: there is no GPU heap */
+            shmem_space_malloc(SHMEM_SPACE_DEVICE, 64);
+        else if (!strcmp(what, "space_bad"))
+            shmem_space_malloc(7, 64);
+        else if (!strcmp(what, "gpu_team"))
+            shmem_team_sync(SHMEM_DEVICE_TEAM_WORLD);
         else if (!strcmp(what, "put_negpe"))
             shmem_int_put(sym_int, src, 4, -1);
         else if (!strcmp(what, "put_nonsym"))

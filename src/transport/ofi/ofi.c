@@ -1378,7 +1378,7 @@ int shmemi_ofi_init(char *err, size_t errlen) {
         struct shmemi_seg *s = si == SHMEMI_MAX_SEGS  ? &shmemi_rt.internal
                                : si < shmemi_rt.nsegs ? &shmemi_rt.segs[si]
                                                       : NULL;
-        if (!s)
+        if (!s || s->kind == SHMEMI_MEM_DEVICE) /* GPU segments are not registered yet (no FI_HMEM path) */
             continue;
         if ((rc = fi_mr_reg(net.domain, s->base, s->map_size, FI_REMOTE_READ | FI_REMOTE_WRITE, 0, (uint64_t)si + 1, 0,
                             &net.mr[si], NULL))) {

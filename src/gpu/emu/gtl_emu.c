@@ -1,0 +1,241 @@
+/* gtl_emu.c - SHMEM_GPU=emulate: a stand-in GPU for testing the device paths on machines without one. "Device
+ * memory" is shared memory whose addresses the CPU may not touch (mapped PROT_NONE, as a real device pointer faults
+ * on the CPU), so a library path that loads or stores device memory directly crashes here as it would on a GPU; the
+ * backend's copies and atomics reach the bytes through a second, hidden mapping. IPC is the shared-memory name. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "gpu/gtl.h"
+#include "state.h"
+
+#define MAX_RANGES 256
+static struct emu_range {
+    char *dev;   /* the address users and the library see; PROT_NONE */
+    char *alias; /* the same pages, readable and writable: only this file uses it */
+    size_t len;
+    int own;
+    char name[96]; /* own ranges until every peer has imported them */
+} ranges[MAX_RANGES];
+static int nranges, seq;
+static int emu_lock;
+
+static void lock(void) {
+    while (__atomic_exchange_n(&emu_lock, 1, __ATOMIC_ACQUIRE))
+        shmemi_cpu_relax();
+}
+static void unlock(void) { __atomic_store_n(&emu_lock, 0, __ATOMIC_RELEASE); }
+
+static struct emu_range *find(const void *p) {
+    for (int i = 0; i < nranges; i++)
+        if ((uintptr_t)p - (uintptr_t)ranges[i].dev < ranges[i].len)
+            return &ranges[i];
+    return NULL;
+}
+
+/* Host pointers pass through; device pointers become their alias. NULL if [p, p+n) leaves its range. */
+static char *xlate(const void *p, size_t n) {
+    lock();
+    struct emu_range *r = find(p);
+    char *a = NULL;
+    if (!r)
+        a = (char *)(uintptr_t)p;
+    else if (n <= r->len - (size_t)((const char *)p - r->dev))
+        a = r->alias + ((const char *)p - r->dev);
+    unlock();
+    return a;
+}
+
+static int emu_init(int local_rank, int nlocal, char *desc, size_t desclen, char *why, size_t whylen) {
+    (void)why;
+    (void)whylen;
+    snprintf(desc, desclen, "emulated GPU in host shared memory (testing only), shared by %d PE%s of this node", nlocal,
+             nlocal == 1 ? "" : "s");
+    (void)local_rank;
+    return 0;
+}
+
+static void emu_fini(void) {}
+
+/* Both views of the object behind fd: an aligned PROT_NONE reservation for the device address, and the alias. */
+static int map_views(int fd, size_t len, struct emu_range *r) {
+    size_t align = 2u << 20;
+    char *res = mmap(NULL, len + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (res == MAP_FAILED)
+        return -1;
+    char *dev = (char *)(((uintptr_t)res + align - 1) & ~(uintptr_t)(align - 1));
+    if (dev > res)
+        munmap(res, (size_t)(dev - res));
+    munmap(dev + len, (size_t)(res + len + align - (dev + len)));
+    char *alias = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    if (alias == MAP_FAILED) {
+        munmap(dev, len);
+        return -1;
+    }
+    r->dev = dev;
+    r->alias = alias;
+    r->len = len;
+    return 0;
+}
+
+static struct emu_range *add_range(void) {
+    lock();
+    struct emu_range *r = nranges < MAX_RANGES ? &ranges[nranges++] : NULL;
+    if (r)
+        memset(r, 0, sizeof *r);
+    unlock();
+    return r;
+}
+
+static void drop_range(struct emu_range *r) {
+    lock();
+    *r = ranges[--nranges];
+    unlock();
+}
+
+static int emu_alloc(size_t size, void **ptr) {
+    size_t len = (size + 4095) & ~(size_t)4095;
+    struct emu_range *r = add_range();
+    if (!r)
+        return -1;
+    snprintf(r->name, sizeof r->name, "/gshmem-%s-%d-gpuemu%d", shmemi_rt.jobid, shmemi_rt.my_pe, seq++);
+    int fd = shm_open(r->name, O_CREAT | O_EXCL | O_RDWR, S_IRUSR | S_IWUSR);
+    if (fd < 0 || ftruncate(fd, (off_t)len) || map_views(fd, len, r)) {
+        if (fd >= 0) {
+            close(fd);
+            shm_unlink(r->name);
+        }
+        drop_range(r);
+        return -1;
+    }
+    close(fd);
+    r->own = 1;
+    *ptr = r->dev;
+    return 0;
+}
+
+static void unmap_range(const void *p) {
+    lock();
+    struct emu_range *r = find(p);
+    struct emu_range copy = r ? *r : (struct emu_range){0};
+    if (r)
+        *r = ranges[--nranges];
+    unlock();
+    if (!copy.dev)
+        return;
+    if (copy.own && copy.name[0])
+        shm_unlink(copy.name);
+    munmap(copy.alias, copy.len);
+    munmap(copy.dev, copy.len);
+}
+
+static void emu_free(void *ptr, size_t size) {
+    (void)size;
+    unmap_range(ptr);
+}
+
+static int emu_query(const void *p, uintptr_t *base, size_t *size) {
+    lock();
+    struct emu_range *r = find(p);
+    if (r) {
+        *base = (uintptr_t)r->dev;
+        *size = r->len;
+    }
+    unlock();
+    return r ? GTL_MEM_DEVICE : GTL_MEM_HOST;
+}
+
+static int emu_ipc_export(void *base, size_t size, struct gtl_ipc *h) {
+    (void)size;
+    lock();
+    struct emu_range *r = find(base);
+    int ok = r && r->own && r->name[0] && strlen(r->name) < sizeof h->bytes;
+    if (ok) {
+        memset(h, 0, sizeof *h);
+        memcpy(h->bytes, r->name, strlen(r->name));
+    }
+    unlock();
+    return ok ? 0 : -1;
+}
+
+static int emu_ipc_import(const struct gtl_ipc *h, size_t size, void **ptr) {
+    char name[GTL_IPC_SIZE + 1];
+    memcpy(name, h->bytes, GTL_IPC_SIZE);
+    name[GTL_IPC_SIZE] = '\0';
+    size_t len = (size + 4095) & ~(size_t)4095;
+    int fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0)
+        return -1;
+    struct emu_range *r = add_range();
+    int rc = r ? map_views(fd, len, r) : -1;
+    close(fd);
+    if (rc) {
+        if (r)
+            drop_range(r);
+        return -1;
+    }
+    *ptr = r->dev;
+    return 0;
+}
+
+static void emu_ipc_close(void *ptr, size_t size) {
+    (void)size;
+    unmap_range(ptr);
+}
+
+static void emu_ipc_done(void *base) {
+    lock();
+    struct emu_range *r = find(base);
+    if (r && r->own && r->name[0]) {
+        shm_unlink(r->name);
+        r->name[0] = '\0';
+    }
+    unlock();
+}
+
+static int emu_copy(void *dst, const void *src, size_t n) {
+    char *d = xlate(dst, n);
+    const char *s = xlate(src, n);
+    if (!d || !s)
+        return -1;
+    memmove(d, s, n);
+    return 0;
+}
+
+static int emu_memset(void *dst, int byte, size_t n) {
+    char *d = xlate(dst, n);
+    if (!d)
+        return -1;
+    memset(d, byte, n);
+    return 0;
+}
+
+static int emu_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, uint64_t *old) {
+    lock();
+    struct emu_range *r = find(p);
+    char *a = r ? r->alias + ((char *)p - r->dev) : NULL;
+    unlock();
+    if (!a)
+        return -1;
+    *old = shmemi_amo_cpu(a, op, value, cond, size);
+    return 0;
+}
+
+const struct gtl_backend shmemi_gtl_emu = {
+    .name = "emulate",
+    .init = emu_init,
+    .fini = emu_fini,
+    .alloc = emu_alloc,
+    .free = emu_free,
+    .query = emu_query,
+    .ipc_export = emu_ipc_export,
+    .ipc_import = emu_ipc_import,
+    .ipc_close = emu_ipc_close,
+    .ipc_done = emu_ipc_done,
+    .copy = emu_copy,
+    .memset = emu_memset,
+    .amo = emu_amo,
+};

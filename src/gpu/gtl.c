@@ -1,0 +1,150 @@
+/* gtl.c - picks the GPU backend (SHMEM_GPU), caches memory-kind answers per device allocation range, and wraps the
+ * backend's copies and atomics with the job-ending error reporting the rest of the library uses. */
+#include "gpu/gtl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "state.h"
+
+const struct gtl_backend *shmemi_gtl;
+static char desc[256];
+
+int shmemi_gtl_init(int local_rank, int nlocal, char *why, size_t whylen) {
+    const char *want = shmemi_env.gpu;
+    const struct gtl_backend *b = NULL;
+    if (!strcmp(want, "none")) {
+        snprintf(why, whylen, "SHMEM_GPU=none");
+        return -1;
+    }
+    b = !strcmp(want, "emulate") ? &shmemi_gtl_emu : &shmemi_gtl_cuda;
+    char r[200] = "";
+    if (b->init(local_rank, nlocal, desc, sizeof desc, r, sizeof r)) {
+        snprintf(why, whylen, "%s: %s", b->name, r);
+        return -1;
+    }
+    shmemi_gtl = b;
+    return 0;
+}
+
+void shmemi_gtl_fini(void) {
+    if (shmemi_gtl)
+        shmemi_gtl->fini();
+    shmemi_gtl = NULL;
+}
+
+const char *shmemi_gtl_describe(void) { return shmemi_gtl ? desc : NULL; }
+
+/* ---- kind cache: device ranges seen so far, most recent first; a miss asks the driver ---- */
+#define CACHE_N 64
+static struct range {
+    uintptr_t base;
+    size_t size;
+} cache[CACHE_N];
+static int cache_n;
+static int cache_lock;
+
+static void lock(void) {
+    while (__atomic_exchange_n(&cache_lock, 1, __ATOMIC_ACQUIRE))
+        shmemi_cpu_relax();
+}
+static void unlock(void) { __atomic_store_n(&cache_lock, 0, __ATOMIC_RELEASE); }
+
+int shmemi_gtl_kind(const void *p) {
+    if (!shmemi_gtl || !p)
+        return GTL_MEM_HOST;
+    uintptr_t a = (uintptr_t)p;
+    lock();
+    for (int i = 0; i < cache_n; i++)
+        if (a - cache[i].base < cache[i].size) {
+            if (i) { /* move to front: loops over one buffer hit at once */
+                struct range t = cache[i];
+                memmove(&cache[1], &cache[0], (size_t)i * sizeof cache[0]);
+                cache[0] = t;
+            }
+            unlock();
+            return GTL_MEM_DEVICE;
+        }
+    unlock();
+    uintptr_t base = 0;
+    size_t size = 0;
+    int k = shmemi_gtl->query(p, &base, &size);
+    if (k == GTL_MEM_DEVICE && size) {
+        lock();
+        int n = cache_n < CACHE_N ? cache_n++ : CACHE_N - 1;
+        memmove(&cache[1], &cache[0], (size_t)n * sizeof cache[0]);
+        cache[0] = (struct range){base, size};
+        unlock();
+    }
+    return k;
+}
+
+void shmemi_gtl_forget(const void *base) {
+    lock();
+    for (int i = 0; i < cache_n; i++)
+        if (cache[i].base == (uintptr_t)base) {
+            memmove(&cache[i], &cache[i + 1], (size_t)(cache_n - i - 1) * sizeof cache[0]);
+            cache_n--;
+            break;
+        }
+    unlock();
+}
+
+void shmemi_gtl_copy(void *dst, const void *src, size_t n, const char *fn) {
+    if (n && shmemi_gtl->copy(dst, src, n))
+        shmemi_fatal(fn, "the GPU copy of %zu bytes from %p to %p failed (%s)", n, src, dst, shmemi_gtl->name);
+}
+
+void shmemi_gtl_memset(void *dst, int byte, size_t n, const char *fn) {
+    if (n && shmemi_gtl->memset(dst, byte, n))
+        shmemi_fatal(fn, "setting %zu bytes of GPU memory at %p failed (%s)", n, dst, shmemi_gtl->name);
+}
+
+uint64_t shmemi_gtl_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, const char *fn) {
+    uint64_t old = 0;
+    if (shmemi_gtl->amo(p, op, value, cond, size, &old))
+        shmemi_fatal(fn, "the atomic on GPU memory at %p failed (%s backend)", p, shmemi_gtl->name);
+    return old;
+}
+
+/* shmem_info and SHMEM_INFO: the GPU backend and device, heap size, and which GPU features are available (and why
+ * not). Outside a job (shmem_info) the backend is probed as PE 0 of a one-PE node would. */
+void shmemi_gpu_info_print(FILE *f) {
+    size_t heap = shmemi_env.symmetric_size_device   ? shmemi_env.symmetric_size_device
+                  : shmemi_env.device_symmetric_size ? shmemi_env.device_symmetric_size
+                                                     : (size_t)1 << 30;
+    char why[256] = "";
+    const char *d = NULL;
+    int probed = 0;
+    if (shmemi_rt.init_state == 1) {
+        d = shmemi_gtl_describe();
+        snprintf(why, sizeof why, "%s", shmemi_rt.gpu_why);
+        if (d && shmemi_rt.dev_heap >= 0)
+            heap = shmemi_rt.segs[shmemi_rt.dev_heap].size;
+    } else if (!strcmp(shmemi_env.gpu, "none")) {
+        snprintf(why, sizeof why, "SHMEM_GPU=none");
+    } else if (!shmemi_gtl_init(0, 1, why, sizeof why)) {
+        d = shmemi_gtl_describe();
+        probed = 1;
+    }
+    if (d)
+        fprintf(f, "GPU: %s backend, %s\n  GPU symmetric heap: %zu bytes per PE (SHMEM_SYMMETRIC_SIZE_DEVICE)\n",
+                shmemi_gtl->name, d, heap);
+    else
+        fprintf(f, "GPU: none (%s)\n", why);
+    if (shmemi_rt.init_state == 1 && !shmemi_rt.gpu)
+        fprintf(f, "  SHMEM_DEVICE_HOST_INIT: not provided in this job (%s)\n", why);
+    else if (shmemi_rt.init_state == 1)
+        fprintf(f, "  SHMEM_DEVICE_HOST_INIT: %s; device awareness (local GPU buffers): %s\n",
+                shmemi_rt.gpu_provided ? "provided" : "available (not requested)",
+                shmemi_rt.dev_local ? "on" : "off (SHMEM_ENABLE_DEVICE_AWARENESS=1 turns it on)");
+    else if (d)
+        fprintf(f, "  SHMEM_DEVICE_HOST_INIT: available; device awareness (local GPU buffers): available with "
+                   "SHMEM_ENABLE_DEVICE_AWARENESS=1 or SHMEM_DEVICE_HOST_INIT\n");
+    else
+        fprintf(f, "  SHMEM_DEVICE_HOST_INIT and device awareness: not available (no GPU)\n");
+    fprintf(f, "  SHMEM_DEVICE_KERNEL_INIT: not available (kernel-initiated shmemg_* routines are not implemented "
+               "yet)\n");
+    if (probed)
+        shmemi_gtl_fini();
+}

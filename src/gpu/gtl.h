@@ -1,0 +1,65 @@
+/* gtl.h - the GPU transport layer: one vendor-neutral interface (pick the PE's device, device memory, memory-kind
+ * queries cached per allocation range, IPC between PEs of a node, copies, atomics on device memory) over backends. */
+#ifndef GSHMEM_GTL_H
+#define GSHMEM_GTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "shmemi.h"
+
+#define GTL_IPC_SIZE 64 /* CUDA's IPC handle size; every backend's handle fits */
+struct gtl_ipc {
+    unsigned char bytes[GTL_IPC_SIZE];
+};
+
+enum gtl_mem { GTL_MEM_HOST = 0, GTL_MEM_DEVICE = 1 };
+
+/* A backend is an ops table; an operation a backend cannot do returns -1 (never a NULL pointer). All return 0 on
+ * success. Device pointers are addresses in the process's virtual address space (unified addressing), so one copy
+ * routine covers host->device, device->host and device->device. */
+struct gtl_backend {
+    const char *name;
+    /* local_rank/nlocal: this PE among the PEs of its node (several may share one device). On success desc says which
+     * device; on failure why says what is missing. */
+    int (*init)(int local_rank, int nlocal, char *desc, size_t desclen, char *why, size_t whylen);
+    void (*fini)(void);
+    int (*alloc)(size_t size, void **ptr);
+    void (*free)(void *ptr, size_t size);
+    /* GTL_MEM_DEVICE with the allocation's range, or GTL_MEM_HOST (memory the CPU may load and store) */
+    int (*query)(const void *p, uintptr_t *base, size_t *size);
+    int (*ipc_export)(void *base, size_t size, struct gtl_ipc *h);
+    int (*ipc_import)(const struct gtl_ipc *h, size_t size, void **ptr);
+    void (*ipc_close)(void *ptr, size_t size);
+    /* every peer has imported `base`: names (if the backend has any) can go */
+    void (*ipc_done)(void *base);
+    int (*copy)(void *dst, const void *src, size_t n); /* synchronous: done when it returns */
+    int (*memset)(void *dst, int byte, size_t n);
+    /* an OpenSHMEM atomic (SHMEMI_AMO_*) on a 4- or 8-byte word of device memory, own or imported */
+    int (*amo)(void *p, int op, uint64_t value, uint64_t cond, size_t size, uint64_t *old);
+};
+
+SHMEMI_HIDDEN extern const struct gtl_backend shmemi_gtl_cuda, shmemi_gtl_emu;
+
+/* The backend in use, or NULL: GPU support is off (not requested, or no GPU). */
+SHMEMI_HIDDEN extern const struct gtl_backend *shmemi_gtl;
+
+/* Loads the backend SHMEM_GPU names (auto: CUDA when a driver and a device are there). 0: on; -1: off, with why. */
+SHMEMI_HIDDEN int shmemi_gtl_init(int local_rank, int nlocal, char *why, size_t whylen);
+SHMEMI_HIDDEN void shmemi_gtl_fini(void);
+SHMEMI_HIDDEN const char *shmemi_gtl_describe(void); /* "cuda: NVIDIA H200 (device 0 of 1), ..." or NULL */
+
+/* Kind of a local (non-symmetric) buffer: answers are cached per device allocation range, since the driver's query
+ * sits on the hot path of every operation once local GPU buffers are accepted. */
+SHMEMI_HIDDEN int shmemi_gtl_kind(const void *p);
+/* Device allocations the library frees (or the user's, when it learns of them) leave the cache. */
+SHMEMI_HIDDEN void shmemi_gtl_forget(const void *base);
+
+/* Copy with either side in device memory; aborts the job naming fn when the backend fails. */
+SHMEMI_HIDDEN void shmemi_gtl_copy(void *dst, const void *src, size_t n, const char *fn);
+SHMEMI_HIDDEN void shmemi_gtl_memset(void *dst, int byte, size_t n, const char *fn);
+SHMEMI_HIDDEN void shmemi_gpu_info_print(FILE *f);
+SHMEMI_HIDDEN uint64_t shmemi_gtl_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, const char *fn);
+
+#endif
