@@ -2,4 +2,4 @@
 file(READ ${IN} text HEX)
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${text}")
 file(WRITE ${OUT} "/* generated from ${IN} by cmake/EmbedText.cmake - do not edit */\n"
-  "static const char gshmemi_amo_ptx[] = {${bytes} 0x00};\n")
+  "static const char gshmemi_kernels_ptx[] = {${bytes} 0x00};\n")

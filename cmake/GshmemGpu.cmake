@@ -1,20 +1,21 @@
 # GshmemGpu.cmake - the GPU transport layer. Its backends need no GPU library at build time (the CUDA driver is
-# loaded at run time); with nvcc present, the device kernels the host runtime launches (atomics on GPU memory) are
-# compiled to PTX and embedded. Without nvcc the library still builds and runs; those atomics then report an error.
+# loaded at run time); with nvcc present, the device kernels the host runtime launches (atomics on GPU memory, the
+# reduction step of collectives) are compiled to PTX and embedded. Without nvcc the library still builds and runs;
+# those atomics then report an error and reductions on GPU memory are computed on the host.
 set(GSHMEM_CUDA_PTX_ARCH "compute_75" CACHE STRING "Virtual architecture of the embedded PTX (JIT-compiled for the GPU)")
 find_program(GSHMEM_NVCC nvcc PATHS /usr/local/cuda/bin ENV CUDA_HOME PATH_SUFFIXES bin)
 
 function(gshmem_gpu_setup target)
   if(NOT GSHMEM_NVCC)
-    message(STATUS "gshmem: nvcc not found: no embedded GPU kernels (atomics on GPU memory will be unavailable)")
+    message(STATUS "gshmem: nvcc not found: no embedded GPU kernels (atomics on GPU memory will be unavailable, reductions on GPU memory staged through the host)")
     return()
   endif()
-  set(src ${PROJECT_SOURCE_DIR}/src/gpu/cuda/amo_kernels.cu)
-  set(ptx ${PROJECT_BINARY_DIR}/gen/amo_kernels.ptx)
-  set(hdr ${PROJECT_BINARY_DIR}/gen/amo_kernels_ptx.h)
+  set(src ${PROJECT_SOURCE_DIR}/src/gpu/cuda/kernels.cu)
+  set(ptx ${PROJECT_BINARY_DIR}/gen/kernels.ptx)
+  set(hdr ${PROJECT_BINARY_DIR}/gen/kernels_ptx.h)
   add_custom_command(OUTPUT ${hdr}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/gen
-    COMMAND ${GSHMEM_NVCC} -ptx -arch=${GSHMEM_CUDA_PTX_ARCH} ${src} -o ${ptx}
+    COMMAND ${GSHMEM_NVCC} -ptx -fmad=false -arch=${GSHMEM_CUDA_PTX_ARCH} ${src} -o ${ptx}
     COMMAND ${CMAKE_COMMAND} -DIN=${ptx} -DOUT=${hdr} -P ${PROJECT_SOURCE_DIR}/cmake/EmbedText.cmake
     DEPENDS ${src} ${PROJECT_SOURCE_DIR}/cmake/EmbedText.cmake
     COMMENT "nvcc: device kernels to PTX")

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "gpu/gtl.h"
 #include "transport/ofi/ofi.h"
 
 #define COLL_BLOCK 4096 /* bytes reduced/scanned per step of the address-split paths */
@@ -14,13 +15,14 @@ struct grp {
     long *psync;                 /* active-set form */
     const char *fn;
     int net; /* some member is not mapped: move data with RMA, synchronize with fabric atomics (coll_net below) */
+    int dev; /* DEV_DEST, DEV_SRC: the call's dest, source are GPU memory (set by check_bufs) */
 };
 
 static inline int gpe(const struct grp *g, int i) { return g->start + i * g->stride; }
 
 static struct grp grp_team(shmem_team_t team, const char *fn) {
     struct gshmem_team *t = shmemi_team_check(team, fn);
-    return (struct grp){t->start, t->stride, t->size, t->my_pe, t, NULL, fn, t->net};
+    return (struct grp){t->start, t->stride, t->size, t->my_pe, t, NULL, fn, t->net, 0};
 }
 
 static void aset_barrier(const struct grp *g);
@@ -94,7 +96,7 @@ static struct grp grp_aset(int start, int logs, int size, long *psync, const cha
                      start, logs, size);
     if (!psync)
         shmemi_err_null(fn, "pSync");
-    struct grp g = {start, stride, size, d / stride, NULL, psync, fn, 0};
+    struct grp g = {start, stride, size, d / stride, NULL, psync, fn, 0, 0};
     for (int i = 0; i < size; i++)
         g.net |= !shmemi_rt.ctl[start + i * stride];
     if (size > 1)
@@ -107,14 +109,66 @@ static inline char *peer(const struct grp *g, const void *addr, size_t len, int 
     return shmemi_xlate(addr, len, gpe(g, i), g->fn);
 }
 
-static inline void check_bufs(const struct grp *g, const void *dest, const void *src, size_t len) {
+/* ---- GPU memory ----
+ * dest and source are symmetric, so every member finds the same kinds. Within a node every member's GPU memory is
+ * mapped (IPC), so the paths below stay as they are with their copies made by the GPU layer when a side is GPU
+ * memory; reductions accumulate on the GPU (a kernel per step) when the sources are there (split below). */
+#define DEV_DEST 1
+#define DEV_SRC 2
+
+static inline void check_bufs(struct grp *g, const void *dest, const void *src, size_t len) {
     if (len && !dest)
         shmemi_err_null(g->fn, "dest");
     if (len && !src)
         shmemi_err_null(g->fn, "source");
-    if (SHMEMI_UNLIKELY(shmemi_rt.gpu) && len && (shmemi_dev_local(dest) || shmemi_dev_local(src)))
-        shmemi_fatal(g->fn, "collectives on GPU memory are not implemented yet; copy the data to host symmetric "
-                            "memory (shmem_malloc) for the collective");
+    g->dev = 0;
+    if (SHMEMI_UNLIKELY(shmemi_rt.gpu) && len) {
+        g->dev = (shmemi_dev_local(dest) ? DEV_DEST : 0) | (shmemi_dev_local(src) ? DEV_SRC : 0);
+        if (g->dev && g->net)
+            shmemi_fatal(g->fn,
+                         "%s is GPU memory and some member of the %s is not mapped (another node, or "
+                         "SHMEM_TRANSPORT=ofi): GPU memory over the network is not supported yet; use host "
+                         "symmetric memory (shmem_malloc) for this collective",
+                         g->dev & DEV_DEST ? "dest" : "source", g->team ? "team" : "active set");
+    }
+}
+
+/* n bytes from s to d (distinct or identical, never partly overlapping); dev: either side may be GPU memory */
+static inline void xcopy(void *d, const void *s, size_t n, int dev, const char *fn) {
+    if (d == s || !n)
+        return;
+    if (SHMEMI_UNLIKELY(dev))
+        shmemi_gtl_copy(d, s, n, fn);
+    else
+        memmove(d, s, n);
+}
+
+static inline void xzero(void *d, size_t n, int dev, const char *fn) {
+    if (SHMEMI_UNLIKELY(dev))
+        shmemi_gtl_memset(d, 0, n, fn);
+    else
+        memset(d, 0, n);
+}
+
+/* Blocks gathered from scratch into a GPU dest: assembled in host memory, then one copy (a GPU copy costs
+ * microseconds whatever its size). out() is where to assemble; done() copies it to dest. */
+struct gather {
+    char *dest, *buf;
+    size_t len;
+};
+static char *gather_out(const struct grp *g, struct gather *ga, void *dest, size_t len) {
+    *ga = (struct gather){dest, NULL, len};
+    if (!(g->dev & DEV_DEST))
+        return dest;
+    if (!(ga->buf = malloc(len)))
+        shmemi_fatal(g->fn, "out of memory for %zu bytes of staging", len);
+    return ga->buf;
+}
+static void gather_done(const struct grp *g, struct gather *ga) {
+    if (!ga->buf)
+        return;
+    shmemi_gtl_copy(ga->dest, ga->buf, ga->len, g->fn);
+    free(ga->buf);
 }
 
 /* ---- team epochs ---- */
@@ -557,7 +611,7 @@ static void net_collect(const struct grp *g, void *dest, const void *src, size_t
 }
 
 /* ---- broadcast ---- */
-static void bcast(const struct grp *g, void *dest, const void *src, size_t nbytes, int root, int update_root) {
+static void bcast(struct grp *g, void *dest, const void *src, size_t nbytes, int root, int update_root) {
     if (root < 0 || root >= g->size)
         shmemi_fatal(g->fn, "PE_root %d is not a PE of the %s (0..%d)", root, g->team ? "team" : "active set",
                      g->size - 1);
@@ -581,28 +635,28 @@ static void bcast(const struct grp *g, void *dest, const void *src, size_t nbyte
     if (g->team && nbytes <= SHMEMI_COLL_SCRATCH && g->size > 1) {
         uint64_t e = ++g->team->epoch;
         if (me == root) {
-            memcpy(scratch_for(g, e), src, nbytes);
+            xcopy(scratch_for(g, e), src, nbytes, g->dev & DEV_SRC, g->fn);
             publish(g, e);
         } else {
             publish(g, e);
             wait_ready(g, root, e);
-            memcpy(dest, scratch_of(g, root, e), nbytes);
+            xcopy(dest, scratch_of(g, root, e), nbytes, g->dev & DEV_DEST, g->fn);
         }
         if (copy_root)
-            memmove(dest, src, nbytes);
+            xcopy(dest, src, nbytes, g->dev, g->fn);
         return;
     }
     /* every member copies at once: the others pull from the root's source while the root fills its own dest */
     grp_barrier(g);
     if (me != root)
-        memcpy(dest, peer(g, src, nbytes, root), nbytes);
+        xcopy(dest, peer(g, src, nbytes, root), nbytes, g->dev, g->fn);
     else if (copy_root)
-        memmove(dest, src, nbytes);
+        xcopy(dest, src, nbytes, g->dev, g->fn);
     grp_barrier(g);
 }
 
 /* ---- fcollect, collect ---- */
-static void fcollect(const struct grp *g, void *dest, const void *src, size_t nbytes) {
+static void fcollect(struct grp *g, void *dest, const void *src, size_t nbytes) {
     check_bufs(g, dest, src, nbytes);
     if (!nbytes)
         return;
@@ -618,33 +672,35 @@ static void fcollect(const struct grp *g, void *dest, const void *src, size_t nb
     }
     if (g->team && nbytes <= SHMEMI_COLL_SCRATCH && n > 1) {
         uint64_t e = ++g->team->epoch;
-        memcpy(scratch_for(g, e), src, nbytes);
+        struct gather ga;
+        xcopy(scratch_for(g, e), src, nbytes, g->dev & DEV_SRC, g->fn);
         publish(g, e);
-        memmove(d + (size_t)me * nbytes, src, nbytes);
+        d = gather_out(g, &ga, dest, (size_t)n * nbytes);
+        xcopy(d + (size_t)me * nbytes, src, nbytes, g->dev & DEV_SRC, g->fn); /* d: host memory here */
         for (int k = 1; k < n; k++) {
             int i = (me + k) % n;
             wait_ready(g, i, e);
             memcpy(d + (size_t)i * nbytes, scratch_of(g, i, e), nbytes);
         }
+        gather_done(g, &ga);
         return;
     }
     grp_barrier(g);
     for (int k = 0; k < n; k++) {
         int i = (me + k) % n;
-        memmove(d + (size_t)i * nbytes, i == me ? (const char *)src : peer(g, src, nbytes, i), nbytes);
+        xcopy(d + (size_t)i * nbytes, i == me ? (const char *)src : peer(g, src, nbytes, i), nbytes, g->dev, g->fn);
     }
     grp_barrier(g);
 }
 
 #define COLLECT_DIRECT 1u /* meta flag: the contribution is too big for scratch; read it from the source */
 
-static void collect(const struct grp *g, void *dest, const void *src, size_t nbytes) {
+static void collect(struct grp *g, void *dest, const void *src, size_t nbytes) {
     check_bufs(g, dest, src, nbytes);
     char *d = dest;
     int n = g->size, me = g->me;
     if (n == 1) {
-        if (nbytes)
-            memmove(d, src, nbytes);
+        xcopy(d, src, nbytes, g->dev, g->fn);
         return;
     }
     if (g->net && g->team && n <= SHMEMI_NET_FROM_MAX) {
@@ -662,8 +718,8 @@ static void collect(const struct grp *g, void *dest, const void *src, size_t nby
         char *sc = scratch_for(g, e);
         if (nbytes > SHMEMI_COLL_SCRATCH)
             mine |= COLLECT_DIRECT;
-        else if (nbytes)
-            memcpy(sc, src, nbytes);
+        else
+            xcopy(sc, src, nbytes, g->dev & DEV_SRC, g->fn);
         __atomic_store_n(&slot_of(g, me)->meta[BUF(e)], mine, __ATOMIC_RELAXED);
         publish(g, e);
     } else {
@@ -684,12 +740,12 @@ static void collect(const struct grp *g, void *dest, const void *src, size_t nby
         }
         size_t len = (size_t)(m >> 1);
         any_direct |= (int)(m & COLLECT_DIRECT);
-        if (len)
-            memmove(d + off,
-                    i == me                ? (const char *)src
-                    : (m & COLLECT_DIRECT) ? peer(g, src, len, i)
-                                           : scratch_of(g, i, e),
-                    len);
+        int scr = i != me && !(m & COLLECT_DIRECT); /* from the member's scratch, in host memory */
+        xcopy(d + off,
+              i == me                ? (const char *)src
+              : (m & COLLECT_DIRECT) ? peer(g, src, len, i)
+                                     : scratch_of(g, i, e),
+              len, scr ? g->dev & DEV_DEST : g->dev, g->fn);
         off += len;
     }
     if (any_direct) /* sources read in place stay untouched until every reader is done */
@@ -697,7 +753,7 @@ static void collect(const struct grp *g, void *dest, const void *src, size_t nby
 }
 
 /* ---- alltoall, alltoalls ---- */
-static void alltoall(const struct grp *g, void *dest, const void *src, size_t nbytes) {
+static void alltoall(struct grp *g, void *dest, const void *src, size_t nbytes) {
     check_bufs(g, dest, src, nbytes);
     if (!nbytes)
         return;
@@ -719,26 +775,30 @@ static void alltoall(const struct grp *g, void *dest, const void *src, size_t nb
     }
     if (g->team && n > 1 && nbytes <= SHMEMI_COLL_SCRATCH / (size_t)n) {
         uint64_t e = ++g->team->epoch;
-        memcpy(scratch_for(g, e), s, nbytes * (size_t)n);
+        struct gather ga;
+        char *sc = scratch_for(g, e);
+        xcopy(sc, s, nbytes * (size_t)n, g->dev & DEV_SRC, g->fn);
         publish(g, e);
-        memmove(d + (size_t)me * nbytes, s + (size_t)me * nbytes, nbytes);
+        d = gather_out(g, &ga, dest, (size_t)n * nbytes);
+        memcpy(d + (size_t)me * nbytes, sc + (size_t)me * nbytes, nbytes);
         for (int k = 1; k < n; k++) {
             int i = (me + k) % n;
             wait_ready(g, i, e);
             memcpy(d + (size_t)i * nbytes, scratch_of(g, i, e) + (size_t)me * nbytes, nbytes);
         }
+        gather_done(g, &ga);
         return;
     }
     grp_barrier(g);
     for (int k = 0; k < n; k++) {
         int i = (me + k) % n;
         const char *from = s + (size_t)me * nbytes;
-        memmove(d + (size_t)i * nbytes, i == me ? from : peer(g, from, nbytes, i), nbytes);
+        xcopy(d + (size_t)i * nbytes, i == me ? from : peer(g, from, nbytes, i), nbytes, g->dev, g->fn);
     }
     grp_barrier(g);
 }
 
-static void alltoalls(const struct grp *g, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+static void alltoalls(struct grp *g, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
                       size_t es) {
     if (dst < 1 || sst < 1)
         shmemi_fatal(g->fn, "strides dst=%td and sst=%td must both be >= 1", dst, sst);
@@ -762,9 +822,14 @@ static void alltoalls(const struct grp *g, void *dest, const void *src, ptrdiff_
     for (int k = 0; k < n; k++) {
         int i = (me + k) % n;
         const char *si = peer(g, src, extent, i);
+        char *di = d + (size_t)i * nelems * (size_t)dst * es;
+        si += (size_t)me * nelems * (size_t)sst * es;
+        if (g->dev) { /* one strided copy per member */
+            shmemi_gtl_copy2d(di, (size_t)dst * es, si, (size_t)sst * es, es, nelems, g->fn);
+            continue;
+        }
         for (size_t m = 0; m < nelems; m++)
-            memcpy(d + ((size_t)i * nelems + m) * (size_t)dst * es, si + ((size_t)me * nelems + m) * (size_t)sst * es,
-                   es);
+            memcpy(di + m * (size_t)dst * es, si + m * (size_t)sst * es, es);
     }
     grp_barrier(g);
 }
@@ -775,34 +840,69 @@ static void alltoalls(const struct grp *g, void *dest, const void *src, ptrdiff_
 static void reduce_small(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count) {
     size_t nbytes = count * shmemi_dtype_size(dt);
     uint64_t e = ++g->team->epoch;
-    memcpy(scratch_for(g, e), src, nbytes);
+    _Alignas(64) char acc[SHMEMI_COLL_SCRATCH];
+    char *out = g->dev & DEV_DEST ? acc : dest; /* a GPU dest gets the result in one copy */
+    xcopy(scratch_for(g, e), src, nbytes, g->dev & DEV_SRC, g->fn);
     publish(g, e);
     wait_all(g, e);
-    memcpy(dest, scratch_of(g, 0, e), nbytes);
+    memcpy(out, scratch_of(g, 0, e), nbytes);
     for (int i = 1; i < g->size; i++)
-        shmemi_reduce_apply(op, dt, dest, scratch_of(g, i, e), count);
+        shmemi_reduce_apply(op, dt, out, scratch_of(g, i, e), count);
+    xcopy(dest, out, nbytes, g->dev & DEV_DEST, g->fn);
 }
 
-/* Large reductions and active sets: member k reduces slice k of every member's source (in member order) and writes
- * the result into slice k of every member's dest. Only member k touches slice k anywhere, so dest == source works. */
-static void reduce_split(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count) {
+/* Large reductions and scans, and those of active sets, between barriers: member k runs slice k of every member's
+ * source (in member order: every PE computes the same expression) and writes the result into slice k of every
+ * member's dest. Only member k touches slice k anywhere, so dest == source works. A scan (op SUM) writes member i's
+ * prefix as it goes; it copies each source piece before writing dests, which may be the sources.
+ * With GPU sources and a kernel for (op, dt), the accumulator is GPU memory and each step a kernel reading the
+ * member's source in place; otherwise it is host memory, with GPU sources copied in first. */
+static void split(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count, int scan, int excl) {
     size_t es = shmemi_dtype_size(dt), n = (size_t)g->size;
     size_t per = (count + n - 1) / n, lo = (size_t)g->me * per, hi = lo + per < count ? lo + per : count;
-    _Alignas(64) char tmp[COLL_BLOCK];
-    size_t blk = COLL_BLOCK / es;
+    int sdev = !!(g->dev & DEV_SRC), kern = sdev && !shmemi_gtl_reduce(op, dt, NULL, NULL, 0, g->fn);
+    int adev = kern, ddev = adev || (g->dev & DEV_DEST); /* acc in GPU memory; a store touches GPU memory */
+    _Alignas(64) char stack[2 * COLL_BLOCK];
+    size_t half = g->dev ? SHMEMI_GTL_SCRATCH / 2 : COLL_BLOCK; /* GPU copies cost microseconds each: big pieces */
+    char *acc = kern ? shmemi_gtl_scratch_get(g->fn) : g->dev ? malloc(2 * half) : stack, *in = acc + half;
+    size_t blk = half / es;
+    if (!acc)
+        shmemi_fatal(g->fn, "out of memory for %zu bytes of staging", 2 * half);
     for (size_t b = lo; b < hi; b += blk) {
         size_t m = hi - b < blk ? hi - b : blk, off = b * es, len = m * es;
         const char *s = (const char *)src + off;
         char *d = (char *)dest + off;
-        memcpy(tmp, peer(g, s, len, 0), len);
-        for (int i = 1; i < g->size; i++)
-            shmemi_reduce_apply(op, dt, tmp, peer(g, s, len, i), m);
-        for (int i = 0; i < g->size; i++)
-            memcpy(peer(g, d, len, i), tmp, len);
+        if (scan)
+            xzero(acc, len, adev, g->fn);
+        for (int i = 0; i < g->size; i++) {
+            const char *si = peer(g, s, len, i);
+            if (!scan && i == 0) {
+                xcopy(acc, si, len, adev || sdev, g->fn);
+                continue;
+            }
+            if (scan || (sdev && !kern)) {
+                xcopy(in, si, len, adev || sdev, g->fn);
+                si = in;
+            }
+            if (scan && excl)
+                xcopy(peer(g, d, len, i), acc, len, ddev, g->fn);
+            if (!kern)
+                shmemi_reduce_apply(op, dt, acc, si, m);
+            else if (shmemi_gtl_reduce(op, dt, acc, si, m, g->fn))
+                shmemi_fatal(g->fn, "the GPU backend has no kernel for this reduction any more");
+            if (scan && !excl)
+                xcopy(peer(g, d, len, i), acc, len, ddev, g->fn);
+        }
+        for (int i = 0; !scan && i < g->size; i++)
+            xcopy(peer(g, d, len, i), acc, len, ddev, g->fn);
     }
+    if (kern)
+        shmemi_gtl_scratch_put(acc);
+    else if (acc != stack)
+        free(acc);
 }
 
-static void reduce(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count) {
+static void reduce(struct grp *g, int op, int dt, void *dest, const void *src, size_t count) {
     if (!shmemi_reduce_valid(op, dt))
         shmemi_fatal(g->fn, "this reduction is not defined for this type");
     size_t nbytes = count * shmemi_dtype_size(dt);
@@ -810,7 +910,7 @@ static void reduce(const struct grp *g, int op, int dt, void *dest, const void *
     if (!count)
         return;
     if (g->size == 1) {
-        memmove(dest, src, nbytes);
+        xcopy(dest, src, nbytes, g->dev, g->fn);
         return;
     }
     if (g->net && g->team && nbytes <= NET_RD_CHUNKS * net_rd_max(g)) {
@@ -830,7 +930,7 @@ static void reduce(const struct grp *g, int op, int dt, void *dest, const void *
         return;
     }
     grp_barrier(g);
-    reduce_split(g, op, dt, dest, src, count);
+    split(g, op, dt, dest, src, count, 0, 0);
     grp_barrier(g);
 }
 
@@ -845,7 +945,7 @@ void shmemi_team_reduce_private(struct gshmem_team *t, int op, int dt, void *des
         reduce_small(&g, op, dt, dest, src, n);
 }
 
-static void scan(const struct grp *g, int excl, int dt, void *dest, const void *src, size_t count) {
+static void scan(struct grp *g, int excl, int dt, void *dest, const void *src, size_t count) {
     size_t es = shmemi_dtype_size(dt), nbytes = count * es;
     check_bufs(g, dest, src, nbytes);
     if (!count)
@@ -853,50 +953,38 @@ static void scan(const struct grp *g, int excl, int dt, void *dest, const void *
     int me = g->me, upto = excl ? me : me + 1; /* members 0 .. upto-1 contribute to this PE's result */
     if (g->size == 1) {
         if (excl)
-            memset(dest, 0, nbytes);
+            xzero(dest, nbytes, g->dev & DEV_DEST, g->fn);
         else
-            memmove(dest, src, nbytes);
+            xcopy(dest, src, nbytes, g->dev, g->fn);
         return;
     }
     if (g->net) {
         net_reduce_split(g, SHMEMI_OP_SUM, dt, dest, src, count, 1, excl);
         return;
     }
-    if (nbytes <= SHMEMI_COLL_SCRATCH) {
+    if (g->team && nbytes <= SHMEMI_COLL_SCRATCH) {
         uint64_t e = ++g->team->epoch;
-        memcpy(scratch_for(g, e), src, nbytes);
+        _Alignas(64) char acc[SHMEMI_COLL_SCRATCH];
+        char *out = g->dev & DEV_DEST ? acc : dest; /* a GPU dest gets the result in one copy */
+        xcopy(scratch_for(g, e), src, nbytes, g->dev & DEV_SRC, g->fn);
         publish(g, e);
         if (upto == 0) {
-            memset(dest, 0, nbytes);
+            xzero(dest, nbytes, g->dev & DEV_DEST, g->fn);
             return;
         }
         for (int i = 0; i < upto; i++) {
             if (i != me)
                 wait_ready(g, i, e);
             if (i == 0)
-                memcpy(dest, scratch_of(g, 0, e), nbytes);
+                memcpy(out, scratch_of(g, 0, e), nbytes);
             else
-                shmemi_reduce_apply(SHMEMI_OP_SUM, dt, dest, scratch_of(g, i, e), count);
+                shmemi_reduce_apply(SHMEMI_OP_SUM, dt, out, scratch_of(g, i, e), count);
         }
+        xcopy(dest, out, nbytes, g->dev & DEV_DEST, g->fn);
         return;
     }
-    /* split by address: member k runs the prefix over slice k of every member's source, writing each dest */
     grp_barrier(g);
-    size_t n = (size_t)g->size, per = (count + n - 1) / n, lo = (size_t)me * per;
-    size_t hi = lo + per < count ? lo + per : count, blk = (COLL_BLOCK / 2) / es;
-    _Alignas(64) char run[COLL_BLOCK / 2], in[COLL_BLOCK / 2];
-    for (size_t b = lo; b < hi; b += blk) {
-        size_t m = hi - b < blk ? hi - b : blk, off = b * es, len = m * es;
-        memset(run, 0, len);
-        for (int i = 0; i < g->size; i++) {
-            memcpy(in, peer(g, (const char *)src + off, len, i), len); /* read before dest (may be source) */
-            if (!excl)
-                shmemi_reduce_apply(SHMEMI_OP_SUM, dt, run, in, m);
-            memcpy(peer(g, (char *)dest + off, len, i), run, len);
-            if (excl)
-                shmemi_reduce_apply(SHMEMI_OP_SUM, dt, run, in, m);
-        }
-    }
+    split(g, SHMEMI_OP_SUM, dt, dest, src, count, 1, excl);
     grp_barrier(g);
 }
 

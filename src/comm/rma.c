@@ -263,6 +263,13 @@ static void move_blocks(shmem_ctx_t ctx, int put, const struct strided *r, char 
                         size_t bsize, size_t nblocks, size_t es, int pe, const char *fn) {
     size_t ls = (size_t)lst * es, rs = (size_t)rst * es, len = bsize * es;
     if (SHMEMI_UNLIKELY(shmemi_rt.gpu) && (r->sg->kind == SHMEMI_MEM_DEVICE || shmemi_dev_local_slow(local))) {
+        if (r->mapped && lst > 0 && rst > 0) { /* one 2D copy, not a copy per block */
+            if (put)
+                shmemi_gtl_copy2d(r->mapped, rs, local, ls, len, nblocks, fn);
+            else
+                shmemi_gtl_copy2d(local, ls, r->mapped, rs, len, nblocks, fn);
+            return;
+        }
         for (size_t b = 0; b < nblocks; b++)
             gpu_move(ctx, put, r->mapped ? r->mapped + b * rs : NULL, r->sg, r->off + b * rs, local + b * ls, len, pe,
                      fn);

@@ -27,7 +27,12 @@ int shmemi_gtl_init(int local_rank, int nlocal, char *why, size_t whylen) {
     return 0;
 }
 
+static void *scratch_kept;
+
 void shmemi_gtl_fini(void) {
+    void *k = __atomic_exchange_n(&scratch_kept, NULL, __ATOMIC_ACQ_REL);
+    if (k)
+        shmemi_gtl->free(k, SHMEMI_GTL_SCRATCH);
     if (shmemi_gtl)
         shmemi_gtl->fini();
     shmemi_gtl = NULL;
@@ -98,6 +103,38 @@ void shmemi_gtl_copy(void *dst, const void *src, size_t n, const char *fn) {
 void shmemi_gtl_memset(void *dst, int byte, size_t n, const char *fn) {
     if (n && shmemi_gtl->memset(dst, byte, n))
         shmemi_fatal(fn, "setting %zu bytes of GPU memory at %p failed (%s)", n, dst, shmemi_gtl->name);
+}
+
+void shmemi_gtl_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                       const char *fn) {
+    if (!width || !height)
+        return;
+    if (!shmemi_gtl->copy2d(dst, dpitch, src, spitch, width, height))
+        return;
+    for (size_t r = 0; r < height; r++) /* e.g. a pitch beyond what the copy engine takes */
+        shmemi_gtl_copy((char *)dst + r * dpitch, (const char *)src + r * spitch, width, fn);
+}
+
+int shmemi_gtl_reduce(int op, int dt, void *acc, const void *in, size_t count, const char *fn) {
+    int r = shmemi_gtl->reduce(op, dt, acc, in, count);
+    if (r > 0)
+        shmemi_fatal(fn, "the reduction kernel on %zu elements of GPU memory failed (%s backend)", count,
+                     shmemi_gtl->name);
+    return r;
+}
+
+void *shmemi_gtl_scratch_get(const char *fn) {
+    void *p = __atomic_exchange_n(&scratch_kept, NULL, __ATOMIC_ACQ_REL);
+    if (!p && shmemi_gtl->alloc(SHMEMI_GTL_SCRATCH, &p))
+        shmemi_fatal(fn, "cannot allocate %zu bytes of GPU memory for a collective's accumulator (%s)",
+                     SHMEMI_GTL_SCRATCH, shmemi_gtl->name);
+    return p;
+}
+
+void shmemi_gtl_scratch_put(void *p) {
+    void *none = NULL;
+    if (!__atomic_compare_exchange_n(&scratch_kept, &none, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        shmemi_gtl->free(p, SHMEMI_GTL_SCRATCH);
 }
 
 uint64_t shmemi_gtl_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, const char *fn) {

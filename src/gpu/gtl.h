@@ -38,6 +38,12 @@ struct gtl_backend {
     int (*memset)(void *dst, int byte, size_t n);
     /* an OpenSHMEM atomic (SHMEMI_AMO_*) on a 4- or 8-byte word of device memory, own or imported */
     int (*amo)(void *p, int op, uint64_t value, uint64_t cond, size_t size, uint64_t *old);
+    /* height rows of width bytes, row r from src + r*spitch to dst + r*dpitch; synchronous */
+    int (*copy2d)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height);
+    /* acc[i] = acc[i] OP in[i] for count elements (SHMEMI_OP_*, SHMEMI_DT_*), both in device memory (own or
+     * imported); -1 when the backend has no kernel for the pair (the caller reduces on the host), 1 when it failed.
+     * count 0 only asks whether there is a kernel. */
+    int (*reduce)(int op, int dt, void *acc, const void *in, size_t count);
 };
 
 SHMEMI_HIDDEN extern const struct gtl_backend shmemi_gtl_cuda, shmemi_gtl_emu;
@@ -60,6 +66,16 @@ SHMEMI_HIDDEN void shmemi_gtl_forget(const void *base);
 SHMEMI_HIDDEN void shmemi_gtl_copy(void *dst, const void *src, size_t n, const char *fn);
 SHMEMI_HIDDEN void shmemi_gtl_memset(void *dst, int byte, size_t n, const char *fn);
 SHMEMI_HIDDEN void shmemi_gpu_info_print(FILE *f);
+/* 2D copy (rows of width bytes at pitches dpitch and spitch); row by row where the backend cannot */
+SHMEMI_HIDDEN void shmemi_gtl_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                     size_t height, const char *fn);
+/* 0: acc OP= in ran on the device; -1: no device kernel for (op, dt), reduce on the host */
+SHMEMI_HIDDEN int shmemi_gtl_reduce(int op, int dt, void *acc, const void *in, size_t count, const char *fn);
+/* A private device buffer of SHMEMI_GTL_SCRATCH bytes (collectives' accumulator), and its return. Threads that
+ * need one at once each get their own; one is kept between uses. */
+#define SHMEMI_GTL_SCRATCH ((size_t)1 << 22)
+SHMEMI_HIDDEN void *shmemi_gtl_scratch_get(const char *fn);
+SHMEMI_HIDDEN void shmemi_gtl_scratch_put(void *p);
 SHMEMI_HIDDEN uint64_t shmemi_gtl_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, const char *fn);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "coll/coll.h"
 #include "gpu/gtl.h"
 #include "state.h"
 
@@ -25,6 +26,22 @@ typedef struct {
 #define CU_STREAM_NON_BLOCKING 1
 #define CU_MEMHOSTALLOC_PORTABLE 1
 #define CU_MEMHOSTALLOC_DEVICEMAP 2
+#define CU_MEMORYTYPE_UNIFIED 4
+typedef struct {
+    size_t srcXInBytes, srcY;
+    int srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    void *srcArray;
+    size_t srcPitch;
+    size_t dstXInBytes, dstY;
+    int dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    void *dstArray;
+    size_t dstPitch;
+    size_t WidthInBytes, Height;
+} CUDA_MEMCPY2D;
 
 /* name in the driver, parameter list, our field (every entry point returns CUresult) */
 #define CUDA_SYMBOLS(X)                                                                                                \
@@ -47,6 +64,7 @@ typedef struct {
     X("cuMemHostAlloc", (void **, size_t, unsigned), host_alloc)                                                       \
     X("cuMemFreeHost", (void *), host_free)                                                                            \
     X("cuMemcpyAsync", (CUdeviceptr, CUdeviceptr, size_t, CUstream), memcpy_async)                                     \
+    X("cuMemcpy2DAsync_v2", (const CUDA_MEMCPY2D *, CUstream), memcpy2d_async)                                         \
     X("cuMemsetD8Async", (CUdeviceptr, unsigned char, size_t, CUstream), memset_async)                                 \
     X("cuPointerGetAttribute", (void *, int, CUdeviceptr), ptr_attr)                                                   \
     X("cuPointerSetAttribute", (const void *, int, CUdeviceptr), ptr_set_attr)                                         \
@@ -73,13 +91,17 @@ static int retained;
 static CUstream stream;
 static int stream_lock; /* one copy at a time on the library's stream */
 static CUfunction amo_fn[2];
+/* kernels.cu's reductions gshmemi_red_<op>_<type>, looked up on first use */
+enum { T_U8, T_U16, T_U32, T_U64, T_I8, T_I16, T_I32, T_I64, T_F32, T_F64, T_C32, T_C64, T_NONE };
+static CUfunction red_fn[SHMEMI_OP_PROD + 1][T_NONE];
 static unsigned long long *amo_out; /* pinned, mapped: where the atomic kernel leaves the old value */
 
 #ifdef GSHMEM_HAVE_CUDA_PTX
-#include "amo_kernels_ptx.h" /* generated: static const char gshmemi_amo_ptx[] */
+#include "kernels_ptx.h" /* generated: static const char gshmemi_kernels_ptx[] */
 #endif
+static CUmodule mod;
 
-/* Operation codes of amo_kernels.cu */
+/* Operation codes of kernels.cu's atomics */
 enum { OP_FETCH, OP_SET, OP_SWAP, OP_CSWAP, OP_ADD, OP_AND, OP_OR, OP_XOR };
 
 static const char *errstr(CUresult r) {
@@ -157,12 +179,13 @@ static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, cha
         return -1;
     }
 #ifdef GSHMEM_HAVE_CUDA_PTX
-    CUmodule mod;
-    if (cu.module_load(&mod, gshmemi_amo_ptx) != CUDA_SUCCESS ||
+    if (cu.module_load(&mod, gshmemi_kernels_ptx) != CUDA_SUCCESS ||
         cu.module_function(&amo_fn[0], mod, "gshmemi_amo32") != CUDA_SUCCESS ||
         cu.module_function(&amo_fn[1], mod, "gshmemi_amo64") != CUDA_SUCCESS ||
-        cu.host_alloc((void **)&amo_out, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) != CUDA_SUCCESS)
+        cu.host_alloc((void **)&amo_out, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) != CUDA_SUCCESS) {
         amo_fn[0] = amo_fn[1] = NULL; /* atomics on device memory then fail with a message; the rest works */
+        mod = NULL;                   /* and reductions run on the host */
+    }
 #endif
     char name[128] = "?";
     size_t mem = 0;
@@ -185,6 +208,8 @@ static void cuda_fini(void) {
         cu.host_free(amo_out);
     amo_out = NULL;
     amo_fn[0] = amo_fn[1] = NULL;
+    memset(red_fn, 0, sizeof red_fn);
+    mod = NULL;
     if (retained)
         cu.primary_release(dev);
     retained = 0;
@@ -306,6 +331,87 @@ static int cuda_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size,
     return 0;
 }
 
+static int cuda_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height) {
+    if (use_ctx())
+        return -1;
+    CUDA_MEMCPY2D m = {.srcMemoryType = CU_MEMORYTYPE_UNIFIED,
+                       .srcDevice = (CUdeviceptr)(uintptr_t)src,
+                       .srcPitch = spitch,
+                       .dstMemoryType = CU_MEMORYTYPE_UNIFIED,
+                       .dstDevice = (CUdeviceptr)(uintptr_t)dst,
+                       .dstPitch = dpitch,
+                       .WidthInBytes = width,
+                       .Height = height};
+    lock();
+    CUresult r = cu.memcpy2d_async(&m, stream);
+    if (r == CUDA_SUCCESS)
+        r = cu.stream_sync(stream);
+    unlock();
+    return r == CUDA_SUCCESS ? 0 : -1;
+}
+
+/* ---- reductions ---- */
+static const char *const tname[] = {"u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "c32", "c64"};
+static const char *const opname[] = {
+    [SHMEMI_OP_AND] = "and", [SHMEMI_OP_OR] = "or",   [SHMEMI_OP_XOR] = "xor",  [SHMEMI_OP_MAX] = "max",
+    [SHMEMI_OP_MIN] = "min", [SHMEMI_OP_SUM] = "sum", [SHMEMI_OP_PROD] = "prod"};
+
+/* the kernel type of a reduction type: only MAX and MIN care about signedness (sums and products wrap) */
+static int ktype(int op, int dt) {
+    size_t sz = shmemi_dtype_size(dt);
+    int base;
+    switch (dt) {
+    case SHMEMI_DT_FLOAT: return T_F32;
+    case SHMEMI_DT_DOUBLE: return T_F64;
+    case SHMEMI_DT_COMPLEXF: return T_C32;
+    case SHMEMI_DT_COMPLEXD: return T_C64;
+    case SHMEMI_DT_LONGDOUBLE: return T_NONE; /* no long double on the GPU */
+    case SHMEMI_DT_CHAR: base = (char)-1 < 0 ? T_I8 : T_U8; break;
+    case SHMEMI_DT_SCHAR:
+    case SHMEMI_DT_SHORT:
+    case SHMEMI_DT_INT:
+    case SHMEMI_DT_LONG:
+    case SHMEMI_DT_LONGLONG:
+    case SHMEMI_DT_INT8:
+    case SHMEMI_DT_INT16:
+    case SHMEMI_DT_INT32:
+    case SHMEMI_DT_INT64:
+    case SHMEMI_DT_PTRDIFF: base = T_I8; break;
+    default: base = T_U8;
+    }
+    if (op != SHMEMI_OP_MAX && op != SHMEMI_OP_MIN)
+        base = T_U8;
+    return base + (sz == 1 ? 0 : sz == 2 ? 1 : sz == 4 ? 2 : 3);
+}
+
+static int cuda_reduce(int op, int dt, void *acc, const void *in, size_t count) {
+    int t = ktype(op, dt);
+    if (!mod || t == T_NONE || op < 0 || op > SHMEMI_OP_PROD || use_ctx())
+        return -1;
+    CUfunction *f = &red_fn[op][t];
+    if (!*f) {
+        char name[64];
+        snprintf(name, sizeof name, "gshmemi_red_%s_%s", opname[op], tname[t]);
+        if (cu.module_function(f, mod, name) != CUDA_SUCCESS) {
+            *f = NULL;
+            return -1;
+        }
+    }
+    if (!count)
+        return 0; /* the caller asked whether there is a kernel */
+    unsigned long long n = count;
+    unsigned threads = 256, blocks = (unsigned)((count + threads - 1) / threads);
+    if (blocks > 4096)
+        blocks = 4096; /* the kernel strides over the rest */
+    void *a = acc, *b = (void *)(uintptr_t)in, *args[] = {&a, &b, &n};
+    lock();
+    CUresult r = cu.launch(*f, blocks, 1, 1, threads, 1, 1, 0, stream, args, NULL);
+    if (r == CUDA_SUCCESS)
+        r = cu.stream_sync(stream);
+    unlock();
+    return r == CUDA_SUCCESS ? 0 : 1;
+}
+
 const struct gtl_backend shmemi_gtl_cuda = {
     .name = "cuda",
     .init = cuda_init,
@@ -320,4 +426,6 @@ const struct gtl_backend shmemi_gtl_cuda = {
     .copy = cuda_copy,
     .memset = cuda_memset,
     .amo = cuda_amo,
+    .copy2d = cuda_copy2d,
+    .reduce = cuda_reduce,
 };

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "coll/coll.h"
 #include "gpu/gtl.h"
 #include "state.h"
 
@@ -205,6 +206,31 @@ static int emu_copy(void *dst, const void *src, size_t n) {
     return 0;
 }
 
+static int emu_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height) {
+    char *d = xlate(dst, (height - 1) * dpitch + width);
+    const char *s = xlate(src, (height - 1) * spitch + width);
+    if (!d || !s)
+        return -1;
+    for (size_t r = 0; r < height; r++)
+        memmove(d + r * dpitch, s + r * spitch, width);
+    return 0;
+}
+
+/* the emulated GPU's reduction kernel: the host's, on the aliases; long double is refused, as on a GPU */
+static int emu_reduce(int op, int dt, void *acc, const void *in, size_t count) {
+    if (dt == SHMEMI_DT_LONGDOUBLE)
+        return -1;
+    if (!count)
+        return 0; /* the caller asked whether there is a kernel */
+    size_t n = count * shmemi_dtype_size(dt);
+    char *a = xlate(acc, n);
+    const char *b = xlate(in, n);
+    if (!a || !b || a == acc || b == in) /* both must be (emulated) device memory */
+        return 1;
+    shmemi_reduce_apply(op, dt, a, b, count);
+    return 0;
+}
+
 static int emu_memset(void *dst, int byte, size_t n) {
     char *d = xlate(dst, n);
     if (!d)
@@ -238,4 +264,6 @@ const struct gtl_backend shmemi_gtl_emu = {
     .copy = emu_copy,
     .memset = emu_memset,
     .amo = emu_amo,
+    .copy2d = emu_copy2d,
+    .reduce = emu_reduce,
 };
