@@ -14,6 +14,19 @@
 
 #define PERF_HAVE_15 (SHMEM_MAJOR_VERSION * 100 + SHMEM_MINOR_VERSION >= 105)
 
+/* GPU memory (--src/--dst device): the HPE memory-space API and the GPU auxiliary spec's SHMEM_DEVICE_HOST_INIT,
+ * where the library has them (gshmem); shmem-perf itself links no GPU library. */
+#if defined(__has_include)
+#if __has_include(<shmemg.h>)
+#include <shmemg.h>
+#include <shmemx.h>
+#define PERF_HAVE_SPACES 1
+#endif
+#endif
+#ifndef PERF_HAVE_SPACES
+#define PERF_HAVE_SPACES 0
+#endif
+
 #define KIB 1024UL
 #define MIB (1024UL * 1024UL)
 
@@ -47,8 +60,9 @@ static struct {
     int window;
     const char *json;
     int quick;
-    int aset;   /* collectives through the active-set forms (always so below OpenSHMEM 1.5) */
-    int per_pe; /* print every PE's time per call for the all-PE tests */
+    int aset;             /* collectives through the active-set forms (always so below OpenSHMEM 1.5) */
+    int per_pe;           /* print every PE's time per call for the all-PE tests */
+    int src_dev, dst_dev; /* --src/--dst device: the point-to-point tests' source, destination in GPU memory */
 } opt = {
     .min_iters = 1000,
     .bw_min_iters = 20,
@@ -74,6 +88,10 @@ static uint64_t sig_word;
 #endif
 static char *sym_a, *sym_b; /* symmetric buffers, max size each */
 static char *loc_a, *loc_b; /* private buffers, max size each */
+/* the point-to-point data tests' buffers: the remote and local sides of puts and gets (host: sym_a, loc_a, loc_b;
+ * with --src/--dst device, GPU heap objects instead: a put's target and a get's source are the remote side) */
+static char *put_dst, *put_src, *get_src, *get_dst;
+static char *dev_remote, *dev_local;
 static size_t buf_size;
 static long pp_seq; /* last ping-pong value used; identical on PE 0 and PE 1 */
 
@@ -118,7 +136,7 @@ static double run_put_lat(size_t size, long iters) {
     if (me == 0) {
         double t0 = now();
         for (long i = 0; i < iters; i++) {
-            shmem_putmem(sym_a, loc_a, size, 1);
+            shmem_putmem(put_dst, put_src, size, 1);
             shmem_quiet();
         }
         t = now() - t0;
@@ -131,7 +149,7 @@ static double run_get_lat(size_t size, long iters) {
     if (me == 0) {
         double t0 = now();
         for (long i = 0; i < iters; i++)
-            shmem_getmem(loc_b, sym_a, size, 1);
+            shmem_getmem(get_dst, get_src, size, 1);
         t = now() - t0;
     }
     return t;
@@ -226,7 +244,7 @@ static double run_put_bw(size_t size, long iters) {
         double t0 = now();
         for (long i = 0; i < iters; i++) {
             for (size_t j = 0; j < w; j++)
-                shmem_putmem_nbi(sym_a, loc_a, size, 1);
+                shmem_putmem_nbi(put_dst, put_src, size, 1);
             shmem_quiet();
         }
         t = now() - t0;
@@ -241,7 +259,7 @@ static double run_get_bw(size_t size, long iters) {
         double t0 = now();
         for (long i = 0; i < iters; i++) {
             for (size_t j = 0; j < w; j++)
-                shmem_getmem_nbi(loc_b, sym_a, size, 1);
+                shmem_getmem_nbi(get_dst, get_src, size, 1);
             shmem_quiet();
         }
         t = now() - t0;
@@ -697,6 +715,10 @@ static void usage(FILE *f) {
         "  --aset                 collectives through the active-set forms (pSync/pWrk), as a 1.4 library has them\n"
         "                         (default: team forms where the library is OpenSHMEM 1.5 or later)\n"
         "  --per-pe               print every PE's time per call for the all-PE tests\n"
+        "  --src host|device, --dst host|device\n"
+        "                         put_lat/get_lat/put_bw/get_bw with the source, destination in GPU memory (GPU\n"
+        "                         heap objects; gshmem: SHMEM_SYMMETRIC_SIZE_DEVICE >= 2 x --max); other tests are\n"
+        "                         skipped then. The HPE paper's H-H, D-D, H-D, D-H\n"
         "  --quick                tiny iteration counts, 1 repetition: a smoke test, not a measurement\n"
         "test groups: 'coll' = every all-PE test; 'amo', 'lat', 'bw' = amo_*, *_lat, *_bw\n",
         opt.min_iters, opt.reps, opt.window, opt.target_s);
@@ -757,6 +779,20 @@ static int test_selected(const char *list, const struct test *t) {
 
 static const char *coll_api(void) { return TEAM_FORMS ? "team" : "aset"; }
 
+/* the tests that take --src/--dst device (the others touch their buffers with the CPU or use host ones only) */
+static int gpu_capable(const struct test *t) {
+    static const char *const names[] = {"put_lat", "get_lat", "put_bw", "get_bw"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(t->name, names[i]))
+            return 1;
+    return 0;
+}
+
+static const char *mem_combo(void) {
+    static const char *const c[] = {"H-H", "H-D", "D-H", "D-D"};
+    return c[opt.src_dev * 2 + opt.dst_dev];
+}
+
 static void write_json(const char *path) {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -768,9 +804,10 @@ static void write_json(const char *path) {
         const struct result *r = &results[i];
         fprintf(f,
                 "  {\"test\": \"%s\", \"size\": %zu, \"unit\": \"%s\", \"median\": %.6g, \"min\": %.6g, "
-                "\"max\": %.6g, \"reps\": %d, \"iters\": %ld, \"npes\": %d, \"api\": \"%s\", \"impl\": \"",
+                "\"max\": %.6g, \"reps\": %d, \"iters\": %ld, \"npes\": %d, \"api\": \"%s\", \"mem\": \"%s\", "
+                "\"impl\": \"",
                 r->t->name, r->size, r->t->unit == UNIT_US ? "us" : "GB/s", r->median, r->min, r->max, opt.reps,
-                r->iters, npes, r->t->all_pes ? coll_api() : "p2p");
+                r->iters, npes, r->t->all_pes ? coll_api() : "p2p", gpu_capable(r->t) ? mem_combo() : "H-H");
         for (const char *p = impl_name; *p; p++) {
             if (*p == '"' || *p == '\\')
                 fputc('\\', f);
@@ -828,6 +865,10 @@ int main(int argc, char **argv) {
             bad |= !(opt.target_s > 0);
         } else if (!strcmp(a, "--json")) {
             opt.json = v, i++;
+        } else if (!strcmp(a, "--src") || !strcmp(a, "--dst")) {
+            int d = !strcmp(v, "device");
+            bad |= !d && strcmp(v, "host");
+            *(a[2] == 's' ? &opt.src_dev : &opt.dst_dev) = d, i++;
         } else {
             bad = 1;
             break;
@@ -842,7 +883,24 @@ int main(int argc, char **argv) {
             opt.reps = 1;
     }
 
-    shmem_init();
+    if (opt.src_dev || opt.dst_dev) {
+#if PERF_HAVE_SPACES
+        int provided = 0;
+        shmem_init_thread(SHMEM_THREAD_SINGLE | SHMEM_DEVICE_HOST_INIT, &provided);
+        if (!(provided & SHMEM_DEVICE_HOST_INIT)) {
+            if (shmem_my_pe() == 0)
+                fprintf(stderr, "shmem-perf: --src/--dst device: the library has no GPU support here "
+                                "(SHMEM_DEVICE_HOST_INIT not provided; shmem_info says why)\n");
+            shmem_finalize();
+            return 77;
+        }
+#else
+        fprintf(stderr, "shmem-perf: --src/--dst device needs a library with GPU memory spaces (<shmemg.h>)\n");
+        return 2;
+#endif
+    } else {
+        shmem_init();
+    }
     me = shmem_my_pe();
     npes = shmem_n_pes();
     shmem_info_get_name(impl_name);
@@ -901,6 +959,25 @@ int main(int argc, char **argv) {
     memset(sym_b, me + 1, buf_size);
     memset(loc_a, 0x5a, buf_size);
     memset(loc_b, 0xa5, buf_size);
+    put_dst = get_src = sym_a;
+    put_src = loc_a;
+    get_dst = loc_b;
+#if PERF_HAVE_SPACES
+    if (opt.src_dev || opt.dst_dev) {
+        dev_remote = shmem_space_calloc(SHMEM_SPACE_DEVICE, 1, buf_size);
+        dev_local = shmem_space_calloc(SHMEM_SPACE_DEVICE, 1, buf_size);
+        if (!dev_remote || !dev_local) {
+            fprintf(stderr,
+                    "shmem-perf: PE %d: cannot allocate 2 x %zu bytes of GPU heap (SHMEM_SYMMETRIC_SIZE_DEVICE)\n", me,
+                    buf_size);
+            shmem_global_exit(1);
+        }
+        if (opt.dst_dev)
+            put_dst = dev_remote, get_dst = dev_local;
+        if (opt.src_dev)
+            put_src = dev_local, get_src = dev_remote;
+    }
+#endif
 
     /* collectives: npes blocks of the largest size for sources (alltoall) and destinations; pWrk for long sums */
     size_t coll_words = coll_size / 8 > 0 ? coll_size / 8 : 1;
@@ -930,6 +1007,9 @@ int main(int argc, char **argv) {
                opt.aset ? ", --aset" : "");
         if (npes < 2)
             printf("# only 1 PE: tests that need PE 1 are skipped\n");
+        if (opt.src_dev || opt.dst_dev)
+            printf("# buffers %s (source-destination; D = GPU heap): put_lat, get_lat, put_bw, get_bw only\n",
+                   mem_combo());
         printf("%-13s %9s %12s %12s %12s  %-4s %9s\n", "# test", "size", "median", "min", "max", "unit", "iters");
         fflush(stdout);
     }
@@ -937,7 +1017,7 @@ int main(int argc, char **argv) {
     int failed = 0;
     for (size_t i = 0; i < NTESTS && !failed; i++) {
         const struct test *t = &tests[i];
-        if (!test_selected(list, t) || !t->available())
+        if (!test_selected(list, t) || !t->available() || ((opt.src_dev || opt.dst_dev) && !gpu_capable(t)))
             continue;
         if (!t->sized) {
             failed = measure(t, t->size_fixed);
@@ -957,6 +1037,10 @@ int main(int argc, char **argv) {
     shmem_free(pwrk[0]);
     shmem_free(coll_dst);
     shmem_free(coll_src);
+    if (dev_local)
+        shmem_free(dev_local);
+    if (dev_remote)
+        shmem_free(dev_remote);
     shmem_free(sym_b);
     shmem_free(sym_a);
     free(loc_a);
