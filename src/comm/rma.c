@@ -73,11 +73,14 @@ int shmemi_dev_local_slow(const void *p) {
     return shmemi_rt.dev_local && shmemi_gtl_kind(p) == GTL_MEM_DEVICE;
 }
 
+/* A peer's GPU segment that is not mapped: the network reaches it only if every PE registered it (a provider with
+ * FI_HMEM for CUDA memory; see shmemi_ofi_gpu_reachable). */
 static void no_remote_gpu(const struct shmemi_seg *sg, int pe, const char *fn) {
-    if (SHMEMI_UNLIKELY(sg->kind == SHMEMI_MEM_DEVICE))
+    if (SHMEMI_UNLIKELY(sg->kind == SHMEMI_MEM_DEVICE) && !shmemi_ofi_gpu_reachable(sg))
         shmemi_fatal(fn,
-                     "PE %d's %s is on another node: GPU memory over the network is not supported yet; keep the "
-                     "symmetric objects other nodes access in host memory",
+                     "PE %d's %s is not mapped (another node, or SHMEM_TRANSPORT=ofi) and the network provider "
+                     "cannot reach GPU memory (no FI_HMEM); keep the symmetric objects other nodes access in host "
+                     "memory, or pick a provider with FI_HMEM (SHMEM_OFI_PROVIDER)",
                      pe, sg->name);
 }
 
@@ -104,11 +107,18 @@ static void gpu_net(shmem_ctx_t ctx, int put, struct shmemi_seg *sg, size_t off,
 }
 
 /* With GPU support on: when the n bytes between `local` and the peer's copy (mapped, else segment sg at off over the
- * network) have GPU memory on either side, moves them through the GPU layer and returns 1; else 0 (the CPU's job). */
+ * network) need the GPU layer (GPU memory on a mapped side, or a local GPU buffer to or from the network), moves
+ * them and returns 1; else 0: the CPU's or the network's job (a host buffer to a peer's GPU memory the network
+ * reaches). */
 static int gpu_move(shmem_ctx_t ctx, int put, char *mapped, struct shmemi_seg *sg, size_t off, const void *local,
                     size_t n, int pe, const char *fn) {
-    if (sg->kind != SHMEMI_MEM_DEVICE && !shmemi_dev_local_slow(local))
+    int ldev = shmemi_dev_local_slow(local);
+    if (sg->kind != SHMEMI_MEM_DEVICE && !ldev)
         return 0;
+    if (!mapped && !ldev) {
+        no_remote_gpu(sg, pe, fn);
+        return 0;
+    }
     if (!mapped)
         gpu_net(ctx, put, sg, off, (char *)(uintptr_t)local, n, pe, fn);
     else if (put)
@@ -203,8 +213,7 @@ void shmemi_p(shmem_ctx_t ctx, void *dest, const void *value, size_t size, int p
     struct shmemi_seg *sg;
     size_t off;
     char *d = shmemi_resolve(dest, size, pe, fn, &sg, &off);
-    if (SHMEMI_UNLIKELY(sg->kind == SHMEMI_MEM_DEVICE)) {
-        gpu_move(ctx, 1, d, sg, off, value, size, pe, fn);
+    if (SHMEMI_UNLIKELY(sg->kind == SHMEMI_MEM_DEVICE) && gpu_move(ctx, 1, d, sg, off, value, size, pe, fn)) {
         if (d)
             shmemi_ring(pe, dest, size);
         return;
@@ -225,10 +234,9 @@ void shmemi_g(shmem_ctx_t ctx, void *out, const void *src, size_t size, int pe, 
     struct shmemi_seg *sg;
     size_t off;
     const char *s = shmemi_resolve(src, size, pe, fn, &sg, &off);
-    if (SHMEMI_UNLIKELY(sg->kind == SHMEMI_MEM_DEVICE)) {
-        gpu_move(ctx, 0, (char *)(uintptr_t)s, sg, off, out, size, pe, fn);
+    if (SHMEMI_UNLIKELY(sg->kind == SHMEMI_MEM_DEVICE) &&
+        gpu_move(ctx, 0, (char *)(uintptr_t)s, sg, off, out, size, pe, fn))
         return;
-    }
     if (SHMEMI_UNLIKELY(!s)) {
         shmemi_ofi_get(ctx, sg, off, out, size, pe, 0);
         return;
@@ -262,7 +270,10 @@ static struct strided resolve_strided(const void *addr, ptrdiff_t stride, size_t
 static void move_blocks(shmem_ctx_t ctx, int put, const struct strided *r, char *local, ptrdiff_t lst, ptrdiff_t rst,
                         size_t bsize, size_t nblocks, size_t es, int pe, const char *fn) {
     size_t ls = (size_t)lst * es, rs = (size_t)rst * es, len = bsize * es;
-    if (SHMEMI_UNLIKELY(shmemi_rt.gpu) && (r->sg->kind == SHMEMI_MEM_DEVICE || shmemi_dev_local_slow(local))) {
+    int ldev = SHMEMI_UNLIKELY(shmemi_rt.gpu) && shmemi_dev_local_slow(local);
+    if (SHMEMI_UNLIKELY(r->sg->kind == SHMEMI_MEM_DEVICE) && !r->mapped)
+        no_remote_gpu(r->sg, pe, fn); /* a host buffer goes over the network below, a GPU one is staged */
+    if (ldev || (SHMEMI_UNLIKELY(r->sg->kind == SHMEMI_MEM_DEVICE) && r->mapped)) {
         if (r->mapped && lst > 0 && rst > 0) { /* one 2D copy, not a copy per block */
             if (put)
                 shmemi_gtl_copy2d(r->mapped, rs, local, ls, len, nblocks, fn);
@@ -394,11 +405,11 @@ void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t nbyt
             shmemi_ofi_quiet(ctx);
         shmemi_store_fence();
         int op = sig_op == SHMEM_SIGNAL_SET ? SHMEMI_AMO_SET : SHMEMI_AMO_ADD;
-        if (ssg->kind == SHMEMI_MEM_DEVICE) {
-            if (!sig)
-                no_remote_gpu(ssg, pe, fn);
+        if (ssg->kind == SHMEMI_MEM_DEVICE && sig) {
             shmemi_gtl_amo(sig, op, signal, 0, 8, fn);
         } else if (!sig || shmemi_rt.amo_net) {
+            if (!sig)
+                no_remote_gpu(ssg, pe, fn);
             shmemi_ofi_amo(ctx, op, ssg, soff, signal, 0, 8, pe);
         } else {
             shmemi_amo_cpu(sig, op, signal, 0, 8);
@@ -476,9 +487,9 @@ uint64_t shmemi_amo(shmem_ctx_t ctx, int op, void *dest, uint64_t value, uint64_
     if (SHMEMI_UNLIKELY(off & (size - 1)))
         shmemi_fatal(fn, "dest %p is not aligned to its %zu-byte type; atomics need naturally aligned objects", dest,
                      size);
-    if (SHMEMI_UNLIKELY(sg->kind == SHMEMI_MEM_DEVICE)) { /* GPU atomics, so the GPU's own are atomic with them */
-        if (!p)
-            no_remote_gpu(sg, pe, fn);
+    if (SHMEMI_UNLIKELY(sg->kind == SHMEMI_MEM_DEVICE) && !p) /* the network's (registered GPU memory), or an error */
+        no_remote_gpu(sg, pe, fn);
+    if (SHMEMI_UNLIKELY(sg->kind == SHMEMI_MEM_DEVICE) && p) { /* GPU atomics, so the GPU's own are atomic with them */
         uint64_t r = shmemi_gtl_amo(p, op, value, cond, size, fn);
         if (op != SHMEMI_AMO_FETCH)
             shmemi_ring(pe, dest, size);

@@ -73,8 +73,10 @@ static uint64_t read_word(const void *p, size_t len) {
     return v;
 }
 
+/* a word the CPU may read: not GPU memory (a waiter on that is rung on any traffic) */
 static int watchable(const void *p, size_t len) {
-    return p && (len == 1 || len == 2 || len == 4 || len == 8) && !((uintptr_t)p & (len - 1));
+    return p && (len == 1 || len == 2 || len == 4 || len == 8) && !((uintptr_t)p & (len - 1)) &&
+           !(SHMEMI_UNLIKELY(shmemi_rt.gpu) && shmemi_dev_local(p));
 }
 
 static void watch_set(struct shmemi_waiter *w, int first) {

@@ -21,6 +21,9 @@ enum gtl_mem { GTL_MEM_HOST = 0, GTL_MEM_DEVICE = 1 };
  * routine covers host->device, device->host and device->device. */
 struct gtl_backend {
     const char *name;
+    /* how the network registers this backend's memory: libfabric's enum fi_hmem_iface (0: as host memory, at the
+     * address net_addr gives; 1: FI_HMEM_CUDA, with device net_device) */
+    int net_iface;
     /* local_rank/nlocal: this PE among the PEs of its node (several may share one device). On success desc says which
      * device; on failure why says what is missing. */
     int (*init)(int local_rank, int nlocal, char *desc, size_t desclen, char *why, size_t whylen);
@@ -44,6 +47,8 @@ struct gtl_backend {
      * imported); -1 when the backend has no kernel for the pair (the caller reduces on the host), 1 when it failed.
      * count 0 only asks whether there is a kernel. */
     int (*reduce)(int op, int dt, void *acc, const void *in, size_t count);
+    /* the address the network registers for the device allocation at base, and its device ordinal */
+    int (*net_addr)(void *base, void **addr, int *device);
 };
 
 SHMEMI_HIDDEN extern const struct gtl_backend shmemi_gtl_cuda, shmemi_gtl_emu;

@@ -412,8 +412,15 @@ static int cuda_reduce(int op, int dt, void *acc, const void *in, size_t count) 
     return r == CUDA_SUCCESS ? 0 : 1;
 }
 
+static int cuda_net_addr(void *base, void **addr, int *device) {
+    *addr = base;
+    *device = (int)dev;
+    return 0;
+}
+
 const struct gtl_backend shmemi_gtl_cuda = {
     .name = "cuda",
+    .net_iface = 1, /* FI_HMEM_CUDA */
     .init = cuda_init,
     .fini = cuda_fini,
     .alloc = cuda_alloc,
@@ -428,4 +435,5 @@ const struct gtl_backend shmemi_gtl_cuda = {
     .amo = cuda_amo,
     .copy2d = cuda_copy2d,
     .reduce = cuda_reduce,
+    .net_addr = cuda_net_addr,
 };

@@ -250,8 +250,19 @@ static int emu_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, 
     return 0;
 }
 
+/* the network writes the emulated GPU's memory through its alias, as a provider with FI_HMEM would the GPU's */
+static int emu_net_addr(void *base, void **addr, int *device) {
+    char *a = xlate(base, 1);
+    if (!a || a == base)
+        return -1;
+    *addr = a;
+    *device = 0;
+    return 0;
+}
+
 const struct gtl_backend shmemi_gtl_emu = {
     .name = "emulate",
+    .net_iface = 0,
     .init = emu_init,
     .fini = emu_fini,
     .alloc = emu_alloc,
@@ -266,4 +277,5 @@ const struct gtl_backend shmemi_gtl_emu = {
     .amo = emu_amo,
     .copy2d = emu_copy2d,
     .reduce = emu_reduce,
+    .net_addr = emu_net_addr,
 };

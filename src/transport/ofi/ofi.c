@@ -22,6 +22,7 @@
 #include <dlfcn.h>
 
 #include "bootstrap/bootstrap.h"
+#include "gpu/gtl.h"
 #include "transport/ofi/ofi.h"
 
 /* libfabric is loaded only when a job needs the network: linking it would load its providers' libraries into every
@@ -113,6 +114,8 @@ static struct {
     int ordered;             /* RMA and atomics to one peer are applied in order (read-after-write included) */
     int amo_ok[2][SHMEMI_AMO_XOR + 1]; /* [size==8][op]: native; else emulated with compare-and-swap */
     int am;                            /* no fabric atomics: atomics are messages applied by the target (see am_*) */
+    int hmem;        /* the provider registers GPU memory (FI_HMEM): asked for with the CUDA backend */
+    uint64_t gpu_ok; /* bit si: every PE registered its GPU segment si (peers reach it over the net) */
     struct am_rbuf *am_bufs;
     size_t am_inline;        /* data bytes a put-with-signal message may carry through fi_inject */
     pthread_mutex_t am_lock; /* one thread at a time takes messages off the queue and applies them, in order */
@@ -429,9 +432,15 @@ static void am_putsig(const struct am_rbuf *b) {
     if (!sg || !ss || m->token > AM_DATA || m->off + m->token > sg->map_size || (m->cond & 7) ||
         m->cond + 8 > ss->map_size || (m->op != SHMEMI_AMO_SET && m->op != SHMEMI_AMO_ADD))
         shmemi_fatal("shmem (libfabric transport)", "malformed put-with-signal message from PE %d", (int)m->from);
-    memcpy((char *)sg->base + m->off, b->data, m->token);
+    const char *fn = "shmem_put_signal (libfabric transport)";
+    if (sg->kind == SHMEMI_MEM_DEVICE)
+        shmemi_gtl_copy((char *)sg->base + m->off, b->data, m->token, fn);
+    else
+        memcpy((char *)sg->base + m->off, b->data, m->token);
     uint64_t *sig = (uint64_t *)(void *)((char *)ss->base + m->cond);
-    if (m->op == SHMEMI_AMO_SET)
+    if (ss->kind == SHMEMI_MEM_DEVICE)
+        shmemi_gtl_amo(sig, m->op, m->value, 0, 8, fn);
+    else if (m->op == SHMEMI_AMO_SET)
         __atomic_store_n(sig, m->value, __ATOMIC_RELEASE);
     else
         __atomic_fetch_add(sig, m->value, __ATOMIC_RELEASE);
@@ -500,7 +509,9 @@ static void am_serve(struct ofi_ep *e, struct am_msg m) {
         if (!sg || (m.size != 4 && m.size != 8) || m.off + m.size > sg->map_size || m.op > SHMEMI_AMO_XOR)
             shmemi_fatal("shmem (libfabric transport)", "malformed atomic message from PE %d", (int)m.from);
         void *p = (char *)sg->base + m.off;
-        r.value = shmemi_amo_cpu(p, m.op, m.value, m.cond, m.size);
+        r.value = sg->kind == SHMEMI_MEM_DEVICE
+                      ? shmemi_gtl_amo(p, m.op, m.value, m.cond, m.size, "shmem atomic (libfabric transport)")
+                      : shmemi_amo_cpu(p, m.op, m.value, m.cond, m.size);
         if (m.op != SHMEMI_AMO_FETCH) /* wakes a sleeper only if the word it watches changed, as for fabric data */
             shmemi_wake_after_traffic();
         if (m.kind == AM_POST)
@@ -1169,6 +1180,10 @@ static struct fi_info *hints_for(uint64_t caps, const char *want) {
     h->mode = FI_CONTEXT;
     h->ep_attr->type = FI_EP_RDM;
     h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    if (net.hmem) { /* only GPU segments are registered as GPU memory; local buffers stay host memory */
+        h->caps |= FI_HMEM;
+        h->domain_attr->mr_mode |= FI_MR_HMEM;
+    }
     h->domain_attr->threading = FI_THREAD_SAFE;
     h->domain_attr->data_progress = FI_PROGRESS_MANUAL;
     h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
@@ -1286,11 +1301,54 @@ struct ofi_card {
     uint32_t addrlen, pad;
     char addr[ADDR_MAX];
     uint64_t key[NSEG], base[NSEG];
+    uint64_t gpu_ok; /* bit si: GPU segment si registered */
 };
+
+/* A GPU segment, registered as GPU memory (FI_HMEM) or, for a backend whose memory the network sees as host memory
+ * (the emulated GPU), at the address the backend gives. Failure is not fatal: peers then cannot reach the segment
+ * over the network, and an operation that tries stops with a message. */
+static void reg_gpu_seg(struct shmemi_seg *s, int si, const struct fi_info *i, struct ofi_card *mine) {
+    void *a;
+    int devno = 0;
+    if (!shmemi_gtl || (shmemi_gtl->net_iface != FI_HMEM_SYSTEM && !net.hmem) ||
+        shmemi_gtl->net_addr(s->base, &a, &devno))
+        return;
+    struct iovec iov = {.iov_base = a, .iov_len = s->map_size};
+    struct fi_mr_attr at = {.mr_iov = &iov,
+                            .iov_count = 1,
+                            .access = FI_REMOTE_READ | FI_REMOTE_WRITE,
+                            .requested_key = (uint64_t)si + 1,
+                            .iface = (enum fi_hmem_iface)shmemi_gtl->net_iface};
+    at.device.cuda = devno;
+    int rc = fi_mr_regattr(net.domain, &at, 0, &net.mr[si]);
+    if (rc) {
+        shmemi_debug(
+            "libfabric transport: cannot register the %s with provider %s (%s): not reachable over the network",
+            s->name, i->fabric_attr->prov_name, fi_strerror(-rc));
+        net.mr[si] = NULL;
+        return;
+    }
+    mine->key[si] = fi_mr_key(net.mr[si]);
+    mine->base[si] = (i->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)a : 0;
+    mine->gpu_ok |= 1ULL << si;
+}
+
+int shmemi_ofi_gpu_reachable(const struct shmemi_seg *s) { return shmemi_ofi_up && (net.gpu_ok >> seg_index(s)) & 1; }
 
 int shmemi_ofi_init(char *err, size_t errlen) {
     int n = shmemi_rt.n_pes, rc;
-    if (load_libfabric(err, errlen) || pick_provider(shmemi_env.ofi_provider, err, errlen))
+    if (load_libfabric(err, errlen))
+        return -1;
+    /* GPU memory that the provider must register as such (CUDA): a provider with FI_HMEM if there is one, else
+     * without (GPU segments are then out of the network's reach) */
+    net.hmem = shmemi_rt.gpu && shmemi_gtl && shmemi_gtl->net_iface != FI_HMEM_SYSTEM;
+    if (net.hmem && pick_provider(shmemi_env.ofi_provider, err, errlen)) {
+        shmemi_debug("libfabric transport: no provider with FI_HMEM (%s): GPU memory is not reachable over the network",
+                     err);
+        net.hmem = 0;
+        net.info = NULL;
+    }
+    if (!net.info && pick_provider(shmemi_env.ofi_provider, err, errlen))
         return -1;
     if (!*shmemi_env.ofi_provider && !strcmp(net.info->fabric_attr->prov_name, "tcp;ofi_rxm")) {
         /* Left to choose, libfabric 1.17 puts rxm over tcp first, but its net provider is the faster way over TCP
@@ -1378,8 +1436,12 @@ int shmemi_ofi_init(char *err, size_t errlen) {
         struct shmemi_seg *s = si == SHMEMI_MAX_SEGS  ? &shmemi_rt.internal
                                : si < shmemi_rt.nsegs ? &shmemi_rt.segs[si]
                                                       : NULL;
-        if (!s || s->kind == SHMEMI_MEM_DEVICE) /* GPU segments are not registered yet (no FI_HMEM path) */
+        if (!s)
             continue;
+        if (s->kind == SHMEMI_MEM_DEVICE) {
+            reg_gpu_seg(s, si, i, &mine);
+            continue;
+        }
         if ((rc = fi_mr_reg(net.domain, s->base, s->map_size, FI_REMOTE_READ | FI_REMOTE_WRITE, 0, (uint64_t)si + 1, 0,
                             &net.mr[si], NULL))) {
             snprintf(err, errlen, "libfabric transport: cannot register the %s (%zu bytes) with provider %s: %s",
@@ -1416,6 +1478,9 @@ int shmemi_ofi_init(char *err, size_t errlen) {
             net.base[si][pe] = all[pe].base[si];
         }
     }
+    net.gpu_ok = ~0ULL;
+    for (int pe = 0; pe < n; pe++)
+        net.gpu_ok &= all[pe].gpu_ok;
     for (int pe = 0; pe < n; pe++) {
         if (fi_av_insert(net.av, all[pe].addr, 1, &net.addr[pe], 0, NULL) != 1) {
             free(all);

@@ -59,6 +59,8 @@ SHMEMI_HIDDEN int shmemi_ofi_progress(void);
 /* Whether atomics to remote PEs are the provider's (then a CPU atomic on a word they may touch is not atomic with
  * them, and every atomic goes through the fabric), or messages the target applies with CPU atomics. */
 SHMEMI_HIDDEN int shmemi_ofi_fabric_atomics(void);
+/* Whether peers reach this PE's GPU segment s (and this PE theirs) over the network: every PE registered it. */
+SHMEMI_HIDDEN int shmemi_ofi_gpu_reachable(const struct shmemi_seg *s);
 /* A thread starts (SHMEMI_DRIVE_START) or stops driving the provider in a loop; the progress thread stands down
  * meanwhile. SHMEMI_DRIVE_STOP: the thread goes back to the program and may well be back at once (the next blocking
  * call), so the progress thread takes over only if nobody drove for a while. SHMEMI_DRIVE_HANDOFF: the thread goes

@@ -30,6 +30,10 @@ void shmemi_ofi_fence(shmem_ctx_t ctx) {}
 void shmemi_ofi_quiet_all(void) {}
 int shmemi_ofi_progress(void) { return 0; }
 int shmemi_ofi_fabric_atomics(void) { return 0; }
+int shmemi_ofi_gpu_reachable(const struct shmemi_seg *s) {
+    (void)s;
+    return 0;
+}
 void shmemi_ofi_driving(int how) {}
 void shmemi_ofi_ctx_create(struct gshmem_ctx *c) { c->net = NULL; }
 void shmemi_ofi_ctx_destroy(struct gshmem_ctx *c) {}
