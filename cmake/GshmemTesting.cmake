@@ -1,9 +1,9 @@
 # GshmemTesting.cmake - helpers to register tests: gshmem_add_pe_test runs one program under our oshrun at
 # several PE counts (and, when libfabric is built in, again as ofi_<name> over the tcp provider, ofinet_<name>
 # over the net provider and split_<name> in pretend nodes of two PEs; not with LOCAL_ONLY); exit code 77 counts as a
-# skip (GPU or network missing).
+# skip (GPU or network missing). NET_ONLY: the network variants alone (for what only the network path does).
 function(gshmem_add_pe_test name exe)
-  cmake_parse_arguments(A "LOCAL_ONLY" "TIMEOUT" "NPES;ENV;ARGS;LABELS" ${ARGN})
+  cmake_parse_arguments(A "LOCAL_ONLY;NET_ONLY" "TIMEOUT" "NPES;ENV;ARGS;LABELS" ${ARGN})
   if(NOT A_NPES)
     set(A_NPES 2 3 4)
   endif()
@@ -11,11 +11,13 @@ function(gshmem_add_pe_test name exe)
     set(A_TIMEOUT 120)
   endif()
   foreach(np ${A_NPES})
-    add_test(NAME ${name}_np${np} COMMAND $<TARGET_FILE:oshrun> -np ${np} $<TARGET_FILE:${exe}> ${A_ARGS})
-    set_tests_properties(${name}_np${np} PROPERTIES TIMEOUT ${A_TIMEOUT} SKIP_RETURN_CODE 77
-      PROCESSORS ${np} LABELS "functional;${A_LABELS}")
-    if(A_ENV)
-      set_tests_properties(${name}_np${np} PROPERTIES ENVIRONMENT "${A_ENV}")
+    if(NOT A_NET_ONLY)
+      add_test(NAME ${name}_np${np} COMMAND $<TARGET_FILE:oshrun> -np ${np} $<TARGET_FILE:${exe}> ${A_ARGS})
+      set_tests_properties(${name}_np${np} PROPERTIES TIMEOUT ${A_TIMEOUT} SKIP_RETURN_CODE 77
+        PROCESSORS ${np} LABELS "functional;${A_LABELS}")
+      if(A_ENV)
+        set_tests_properties(${name}_np${np} PROPERTIES ENVIRONMENT "${A_ENV}")
+      endif()
     endif()
     # The same test again with every PE its own "node": all traffic through libfabric on loopback, over the tcp
     # provider (ofi_*, up to 8 PEs: 16-PE runs take 2 minutes each over tcp on a 2-core machine) and over the net

@@ -116,7 +116,8 @@ static struct {
     int am;                            /* no fabric atomics: atomics are messages applied by the target (see am_*) */
     int hmem;        /* the provider registers GPU memory (FI_HMEM): asked for with the CUDA backend */
     uint64_t gpu_ok; /* bit si: every PE registered its GPU segment si (peers reach it over the net) */
-    struct am_rbuf *am_bufs;
+    int stage;       /* a GPU segment not registered (no FI_HMEM) is reached by messages its owner applies (staged) */
+    struct am_rbuf *am_bufs; /* receive buffers of messages: with atomics as messages, or for staging */
     size_t am_inline;        /* data bytes a put-with-signal message may carry through fi_inject */
     pthread_mutex_t am_lock; /* one thread at a time takes messages off the queue and applies them, in order */
     pthread_t progress;
@@ -235,17 +236,21 @@ enum { K_WRITE, K_FETCH, K_CSWAP };
 struct op_done {
     struct fi_context fc; /* first: the completion's op_context points here */
     uint32_t left;
+    uint32_t heap; /* a send buffer allocated for this one send (see am_get): freed on completion */
 };
 
 static void op_completed(void *ctx) {
-    if (ctx)
-        __atomic_sub_fetch(&((struct op_done *)ctx)->left, 1, __ATOMIC_RELEASE);
+    struct op_done *d = ctx;
+    if (d && d->heap)
+        free(d);
+    else if (d)
+        __atomic_sub_fetch(&d->left, 1, __ATOMIC_RELEASE);
 }
 
 /* Drives the provider once; returns how many completions it took off the queue (atomic messages included). */
 static int drive(struct ofi_ep *e) {
     struct fi_cq_entry ent[8];
-    if (!net.am) {
+    if (!net.am_bufs) {
         ssize_t n = fi_cq_read(e->cq, ent, 8);
         for (ssize_t i = 0; i < n; i++)
             op_completed(ent[i].op_context);
@@ -359,9 +364,11 @@ static const struct {
  * Messages from one peer are applied in arrival order (one thread at a time, under am_lock), and the provider
  * delivers a message after the writes posted before it (FI_ORDER_SAW): a flush message answered by a peer means
  * everything sent to it before has landed, which is what quiet needs. */
-enum { AM_POST, AM_FETCH, AM_FLUSH, AM_REPLY, AM_PUTSIG };
+enum { AM_POST, AM_FETCH, AM_FLUSH, AM_REPLY, AM_PUTSIG, AM_PUT, AM_GET, AM_GOT };
 /* AM_PUTSIG (a put and its signal as one message, the data after the header): seg and off place the data, token is
- * its length; the signal is op (SHMEMI_AMO_SET or ADD) of value on the word at offset cond of segment `size`. */
+ * its length; the signal is op (SHMEMI_AMO_SET or ADD) of value on the word at offset cond of segment `size`.
+ * AM_PUT: the same without the signal. AM_GET asks for cond bytes at off of segment seg; the answer, AM_GOT, carries
+ * them to address `value` of the asker and counts down its am_slot at token. */
 struct am_msg {
     uint8_t kind, op, size, seg;
     int32_t from;
@@ -428,15 +435,21 @@ static struct shmemi_seg *am_seg(int si) {
 
 static void am_putsig(const struct am_rbuf *b) {
     const struct am_msg *m = &b->m;
-    struct shmemi_seg *sg = am_seg(m->seg), *ss = am_seg(m->size);
-    if (!sg || !ss || m->token > AM_DATA || m->off + m->token > sg->map_size || (m->cond & 7) ||
-        m->cond + 8 > ss->map_size || (m->op != SHMEMI_AMO_SET && m->op != SHMEMI_AMO_ADD))
-        shmemi_fatal("shmem (libfabric transport)", "malformed put-with-signal message from PE %d", (int)m->from);
-    const char *fn = "shmem_put_signal (libfabric transport)";
+    int put = m->kind == AM_PUT;
+    struct shmemi_seg *sg = am_seg(m->seg), *ss = put ? sg : am_seg(m->size);
+    if (!sg || !ss || m->token > AM_DATA || m->off + m->token > sg->map_size ||
+        (!put && ((m->cond & 7) || m->cond + 8 > ss->map_size || (m->op != SHMEMI_AMO_SET && m->op != SHMEMI_AMO_ADD))))
+        shmemi_fatal("shmem (libfabric transport)", "malformed put message from PE %d", (int)m->from);
+    const char *fn =
+        put ? "shmem_put (libfabric transport, staged GPU data)" : "shmem_put_signal (libfabric transport)";
     if (sg->kind == SHMEMI_MEM_DEVICE)
         shmemi_gtl_copy((char *)sg->base + m->off, b->data, m->token, fn);
     else
         memcpy((char *)sg->base + m->off, b->data, m->token);
+    if (put) {
+        shmemi_wake_after_traffic();
+        return;
+    }
     uint64_t *sig = (uint64_t *)(void *)((char *)ss->base + m->cond);
     if (ss->kind == SHMEMI_MEM_DEVICE)
         shmemi_gtl_amo(sig, m->op, m->value, 0, 8, fn);
@@ -520,9 +533,51 @@ static void am_serve(struct ofi_ep *e, struct am_msg m) {
     am_send(e, m.from, &r, 1);
 }
 
+/* AM_GET on the owner of a staged GPU segment: the data is copied out into a send buffer of its own, freed when the
+ * send completes (this runs under am_lock, where waiting for a buffer of the ring could wait for completions only
+ * this thread would take off the queue). */
+static void am_get(struct ofi_ep *e, const struct am_msg *m) {
+    struct shmemi_seg *sg = am_seg(m->seg);
+    if (!sg || m->cond > AM_DATA || m->off + m->cond > sg->map_size || m->from < 0 || m->from >= shmemi_rt.n_pes)
+        shmemi_fatal("shmem (libfabric transport)", "malformed get message from PE %d", (int)m->from);
+    struct am_sbuf *sb = malloc(sizeof *sb);
+    if (!sb)
+        shmemi_fatal("shmem_get (libfabric transport, staged GPU data)", "out of memory for a send buffer");
+    sb->d.heap = 1;
+    sb->m = (struct am_msg){
+        .kind = AM_GOT, .from = (int32_t)shmemi_rt.my_pe, .value = m->value, .cond = m->cond, .token = m->token};
+    if (sg->kind == SHMEMI_MEM_DEVICE)
+        shmemi_gtl_copy(sb->data, (char *)sg->base + m->off, m->cond,
+                        "shmem_get (libfabric transport, staged GPU data)");
+    else
+        memcpy(sb->data, (char *)sg->base + m->off, m->cond);
+    struct iovec iov = {.iov_base = &sb->m, .iov_len = sizeof sb->m + m->cond};
+    struct fi_msg msg = {.msg_iov = &iov, .iov_count = 1, .addr = net.addr[m->from], .context = &sb->d.fc};
+    ssize_t rc;
+    unsigned long n = 0;
+    while ((rc = fi_sendmsg(e->ep, &msg, FI_COMPLETION)) == -FI_EAGAIN) {
+        (void)fi_cntr_read(e->cntr); /* progress without taking messages (we hold am_lock) */
+        if (++n > 64)
+            sched_yield();
+    }
+    if (rc)
+        ofi_fatal("fi_sendmsg (staged get)", (int)rc);
+}
+
+static void am_got(const struct am_rbuf *b) {
+    if (b->m.cond > AM_DATA)
+        shmemi_fatal("shmem (libfabric transport)", "malformed get answer from PE %d", (int)b->m.from);
+    memcpy((void *)(uintptr_t)b->m.value, b->data, b->m.cond);
+    __atomic_sub_fetch(&((struct am_slot *)(uintptr_t)b->m.token)->left, 1, __ATOMIC_RELEASE);
+}
+
 static void am_handle(struct ofi_ep *e, struct am_rbuf *b) {
-    if (b->m.kind == AM_PUTSIG)
+    if (b->m.kind == AM_PUTSIG || b->m.kind == AM_PUT)
         am_putsig(b);
+    else if (b->m.kind == AM_GET)
+        am_get(e, &b->m);
+    else if (b->m.kind == AM_GOT)
+        am_got(b);
     else
         am_serve(e, b->m); /* the answer first: posting the buffer again is off the peer's critical path */
     int rc = am_post(e, b);
@@ -530,12 +585,13 @@ static void am_handle(struct ofi_ep *e, struct am_rbuf *b) {
         ofi_fatal("fi_recvmsg (atomic messages)", rc);
 }
 
-static void am_wait(struct ofi_ep *e, struct am_slot *slot) {
+/* Waits until at most `most` answers are still to come. */
+static void am_wait_for(struct ofi_ep *e, struct am_slot *slot, uint32_t most) {
     unsigned long spins = 0;
-    if (!__atomic_load_n(&slot->left, __ATOMIC_ACQUIRE))
+    if (__atomic_load_n(&slot->left, __ATOMIC_ACQUIRE) <= most)
         return;
     shmemi_ofi_driving(SHMEMI_DRIVE_START);
-    while (__atomic_load_n(&slot->left, __ATOMIC_ACQUIRE)) {
+    while (__atomic_load_n(&slot->left, __ATOMIC_ACQUIRE) > most) {
         drive(&net.ep0); /* replies come to endpoint 0, whichever endpoint sent the request */
         if (e != &net.ep0)
             drive(e);
@@ -545,6 +601,8 @@ static void am_wait(struct ofi_ep *e, struct am_slot *slot) {
     }
     shmemi_ofi_driving(SHMEMI_DRIVE_STOP);
 }
+
+static void am_wait(struct ofi_ep *e, struct am_slot *slot) { am_wait_for(e, slot, 0); }
 
 static uint64_t am_amo(struct ofi_ep *e, int op, int si, size_t off, uint64_t value, uint64_t cond, size_t size,
                        int pe) {
@@ -582,12 +640,13 @@ static void quiet_ep(struct ofi_ep *e) {
         for (int i = 0; i < n; i++)
             e->dirty[list[i]] = 0;
         pthread_mutex_unlock(&e->dirty_lock);
-        if (net.am) { /* a flush answered means the writes and atomics sent before it landed */
+        if (net.am || net.stage) { /* a flush answered means the writes and messages sent before it landed */
             __atomic_add_fetch(&slot.left, (uint32_t)n, __ATOMIC_SEQ_CST);
             struct am_msg m = {.kind = AM_FLUSH, .from = (int32_t)shmemi_rt.my_pe, .token = (uint64_t)(uintptr_t)&slot};
             for (int i = 0; i < n; i++)
                 am_send(e, list[i], &m, 0);
-            continue;
+            if (net.am)
+                continue;
         }
         for (int i = 0; i < n; i++) /* read back the first word of the peer's control block */
             POST(e,
@@ -596,6 +655,50 @@ static void quiet_ep(struct ofi_ep *e) {
                  "fi_read (quiet)");
     } while (n == 64);
     wait_posted(e);
+    am_wait(e, &slot);
+}
+
+/* ---- GPU segments the provider did not register (no FI_HMEM, or SHMEM_OFI_GPU_REGISTER=0) ----
+ * Their owner moves the data with the GPU layer, through host memory: a put travels as messages of up to AM_DATA
+ * bytes, sent back to back, that it copies in; a get as requests it answers with the data, AM_WINDOW of them
+ * outstanding; an atomic as an atomic message. Messages from one PE are applied in order, and quiet flushes them. */
+#define AM_WINDOW 32
+
+static inline int staged(const struct shmemi_seg *s) {
+    return SHMEMI_UNLIKELY(s->kind == SHMEMI_MEM_DEVICE) && !((net.gpu_ok >> seg_index(s)) & 1);
+}
+
+static void staged_put(struct ofi_ep *e, struct shmemi_seg *s, size_t off, const void *src, size_t len, int pe) {
+    mark_dirty(e, pe);
+    __atomic_store_n(&e->amo_pending, 1, __ATOMIC_RELAXED); /* fence: a later write must not overtake these */
+    for (size_t done = 0; done < len;) {
+        size_t n = len - done < AM_DATA ? len - done : AM_DATA;
+        struct am_msg m = {.kind = AM_PUT,
+                           .seg = (uint8_t)seg_index(s),
+                           .from = (int32_t)shmemi_rt.my_pe,
+                           .off = off + done,
+                           .token = n};
+        am_send_putsig(e, pe, &m, (const char *)src + done, n);
+        done += n;
+    }
+}
+
+static void staged_get(struct ofi_ep *e, struct shmemi_seg *s, size_t off, void *dst, size_t len, int pe) {
+    struct am_slot slot = {0};
+    for (size_t done = 0; done < len;) {
+        size_t n = len - done < AM_DATA ? len - done : AM_DATA;
+        am_wait_for(e, &slot, AM_WINDOW - 1);
+        __atomic_add_fetch(&slot.left, 1, __ATOMIC_SEQ_CST);
+        struct am_msg m = {.kind = AM_GET,
+                           .seg = (uint8_t)seg_index(s),
+                           .from = (int32_t)shmemi_rt.my_pe,
+                           .off = off + done,
+                           .value = (uint64_t)(uintptr_t)((char *)dst + done),
+                           .cond = n,
+                           .token = (uint64_t)(uintptr_t)&slot};
+        am_send(e, pe, &m, 0);
+        done += n;
+    }
     am_wait(e, &slot);
 }
 
@@ -618,6 +721,10 @@ static void put_ep(struct ofi_ep *e, struct shmemi_seg *s, size_t off, const voi
 
 void shmemi_ofi_put(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, const void *src, size_t len, int pe, int nbi) {
     struct ofi_ep *e = ep_of(ctx);
+    if (staged(s)) {
+        staged_put(e, s, off, src, len, pe);
+        return;
+    }
     mark_dirty(e, pe);
     put_ep(e, s, off, src, len, pe, nbi);
 }
@@ -699,6 +806,10 @@ void shmemi_ofi_coll_signal(size_t off, int pe) {
 
 void shmemi_ofi_get(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, void *dst, size_t len, int pe, int nbi) {
     struct ofi_ep *e = ep_of(ctx);
+    if (staged(s)) { /* (complete at return, nbi or not) */
+        staged_get(e, s, off, dst, len, pe);
+        return;
+    }
     int si = seg_index(s);
     uint64_t raddr = net.base[si][pe] + off, key = net.key[si][pe];
     if (!nbi && len <= net.max_msg) {
@@ -790,7 +901,7 @@ uint64_t shmemi_ofi_amo(shmem_ctx_t ctx, int op, struct shmemi_seg *s, size_t of
                         size_t size, int pe) {
     struct ofi_ep *e = ep_of(ctx);
     int si = seg_index(s);
-    if (net.am)
+    if (net.am || staged(s))
         return am_amo(e, op, si, off, value, cond, size, pe);
     if (SHMEMI_LIKELY(net.amo_ok[size == 8][op]))
         return native_amo(e, op, si, off, value, cond, size, pe);
@@ -828,8 +939,10 @@ void shmemi_ofi_put_signal(shmem_ctx_t ctx, struct shmemi_seg *ds, size_t doff, 
     }
     if (len) {
         shmemi_ofi_put(ctx, ds, doff, src, len, pe, 1);
-        if (!net.ordered)
-            quiet_ep(e); /* delivered before the signal is sent, whatever the provider reorders */
+        /* delivered before the signal is sent, whatever the provider reorders: writes and messages (staged GPU
+         * data or signal) are not ordered together where atomics are the fabric's */
+        if (!net.ordered || (!net.am && staged(ds) != staged(ss)))
+            quiet_ep(e);
     }
     shmemi_ofi_amo(ctx, sig_op == SHMEM_SIGNAL_SET ? SHMEMI_AMO_SET : SHMEMI_AMO_ADD, ss, soff, signal, 0, 8, pe);
 }
@@ -1297,6 +1410,28 @@ static void check_atomics(void) {
         }
 }
 
+/* Receive buffers and the rest of what messages need (atomics as messages, staged GPU data). */
+static int am_setup(const struct fi_info *i, char *err, size_t errlen) {
+    net.am_inline = i->tx_attr->inject_size - sizeof(struct am_msg);
+    if (net.am_inline > AM_DATA)
+        net.am_inline = AM_DATA;
+    pthread_mutex_init(&net.am_lock, NULL);
+    net.am_bufs = calloc(AM_NBUF, sizeof *net.am_bufs);
+    if (!net.am_bufs) {
+        snprintf(err, errlen, "libfabric transport: out of memory");
+        return -1;
+    }
+    for (int k = 0; k < AM_NBUF; k++) {
+        int rc = am_post(&net.ep0, &net.am_bufs[k]);
+        if (rc) {
+            snprintf(err, errlen, "libfabric transport: cannot post receive buffers on provider %s: %s",
+                     i->fabric_attr->prov_name, fi_strerror(-rc));
+            return -1;
+        }
+    }
+    return 0;
+}
+
 struct ofi_card {
     uint32_t addrlen, pad;
     char addr[ADDR_MAX];
@@ -1310,7 +1445,7 @@ struct ofi_card {
 static void reg_gpu_seg(struct shmemi_seg *s, int si, const struct fi_info *i, struct ofi_card *mine) {
     void *a;
     int devno = 0;
-    if (!shmemi_gtl || (shmemi_gtl->net_iface != FI_HMEM_SYSTEM && !net.hmem) ||
+    if (!shmemi_gtl || !shmemi_env.ofi_gpu_register || (shmemi_gtl->net_iface != FI_HMEM_SYSTEM && !net.hmem) ||
         shmemi_gtl->net_addr(s->base, &a, &devno))
         return;
     struct iovec iov = {.iov_base = a, .iov_len = s->map_size};
@@ -1333,7 +1468,9 @@ static void reg_gpu_seg(struct shmemi_seg *s, int si, const struct fi_info *i, s
     mine->gpu_ok |= 1ULL << si;
 }
 
-int shmemi_ofi_gpu_reachable(const struct shmemi_seg *s) { return shmemi_ofi_up && (net.gpu_ok >> seg_index(s)) & 1; }
+int shmemi_ofi_gpu_reachable(const struct shmemi_seg *s) {
+    return shmemi_ofi_up && (((net.gpu_ok >> seg_index(s)) & 1) || net.stage);
+}
 
 int shmemi_ofi_init(char *err, size_t errlen) {
     int n = shmemi_rt.n_pes, rc;
@@ -1407,21 +1544,13 @@ int shmemi_ofi_init(char *err, size_t errlen) {
             return -1;
         }
         net.am = 1;
-        net.am_inline = i->tx_attr->inject_size - sizeof(struct am_msg);
-        if (net.am_inline > AM_DATA)
-            net.am_inline = AM_DATA;
-        pthread_mutex_init(&net.am_lock, NULL);
-        net.am_bufs = calloc(AM_NBUF, sizeof *net.am_bufs);
-        if (!net.am_bufs) {
-            snprintf(err, errlen, "libfabric transport: out of memory");
+        if (am_setup(i, err, errlen))
             return -1;
-        }
-        for (int k = 0; k < AM_NBUF; k++)
-            if ((rc = am_post(&net.ep0, &net.am_bufs[k]))) {
-                snprintf(err, errlen, "libfabric transport: cannot post receive buffers on provider %s: %s",
-                         i->fabric_attr->prov_name, fi_strerror(-rc));
-                return -1;
-            }
+    } else if (shmemi_rt.gpu && (i->caps & FI_MSG) && (i->tx_attr->msg_order & FI_ORDER_SAS) &&
+               i->tx_attr->inject_size >= sizeof(struct am_msg)) {
+        /* messages, should a GPU segment stay out of the provider's reach (see staged) */
+        if (am_setup(i, err, errlen))
+            return -1;
     }
 
     struct ofi_card mine = {0};
@@ -1481,6 +1610,14 @@ int shmemi_ofi_init(char *err, size_t errlen) {
     net.gpu_ok = ~0ULL;
     for (int pe = 0; pe < n; pe++)
         net.gpu_ok &= all[pe].gpu_ok;
+    uint64_t gpu_segs = 0;
+    for (int si = 0; si < shmemi_rt.nsegs && si < 64; si++)
+        if (shmemi_rt.segs[si].kind == SHMEMI_MEM_DEVICE)
+            gpu_segs |= 1ULL << si;
+    net.stage = net.am_bufs && (gpu_segs & ~net.gpu_ok);
+    if (gpu_segs & ~net.gpu_ok)
+        shmemi_debug("libfabric transport: GPU segments %s over the network through their owners' host memory",
+                     net.stage ? "reached" : "NOT reachable (no FI_MSG with FI_ORDER_SAS either)");
     for (int pe = 0; pe < n; pe++) {
         if (fi_av_insert(net.av, all[pe].addr, 1, &net.addr[pe], 0, NULL) != 1) {
             free(all);
@@ -1538,7 +1675,7 @@ void shmemi_ofi_fini(void) {
     ep_close(&net.ep0);
     free(net.am_bufs);
     net.am_bufs = NULL;
-    net.am = 0;
+    net.am = net.stage = 0;
     for (int si = 0; si < NSEG; si++) {
         if (net.mr[si])
             fi_close(&net.mr[si]->fid);
