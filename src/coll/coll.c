@@ -112,7 +112,10 @@ static inline char *peer(const struct grp *g, const void *addr, size_t len, int 
 /* ---- GPU memory ----
  * dest and source are symmetric, so every member finds the same kinds. Within a node every member's GPU memory is
  * mapped (IPC), so the paths below stay as they are with their copies made by the GPU layer when a side is GPU
- * memory; reductions accumulate on the GPU (a kernel per step) when the sources are there (split below). */
+ * memory; reductions accumulate on the GPU (a kernel per step) when the sources are there (split below). With members
+ * across the network, GPU buffers take the plain network paths (pull, push: gets and puts of the RMA layer, which
+ * reaches peers' GPU segments by FI_HMEM or through their owner; the team algorithms that write members' buffers and
+ * scratch with the CPU are skipped), reductions accumulating in host memory. */
 #define DEV_DEST 1
 #define DEV_SRC 2
 
@@ -124,12 +127,6 @@ static inline void check_bufs(struct grp *g, const void *dest, const void *src, 
     g->dev = 0;
     if (SHMEMI_UNLIKELY(shmemi_rt.gpu) && len) {
         g->dev = (shmemi_dev_local(dest) ? DEV_DEST : 0) | (shmemi_dev_local(src) ? DEV_SRC : 0);
-        if (g->dev && g->net)
-            shmemi_fatal(g->fn,
-                         "%s is GPU memory and some member of the %s is not mapped (another node, or "
-                         "SHMEM_TRANSPORT=ofi): GPU memory over the network is not supported yet; use host "
-                         "symmetric memory (shmem_malloc) for this collective",
-                         g->dev & DEV_DEST ? "dest" : "source", g->team ? "team" : "active set");
     }
 }
 
@@ -526,14 +523,14 @@ static void net_collect_push(const struct grp *g, void *dest, const void *src, s
 /* member i's bytes [addr, addr+len) into dst; dst into member i's [addr, addr+len) */
 static void pull(const struct grp *g, void *dst, const void *addr, size_t len, int i) {
     if (i == g->me)
-        memmove(dst, addr, len);
+        xcopy(dst, addr, len, g->dev, g->fn);
     else if (len)
         shmemi_get(SHMEM_CTX_DEFAULT, dst, addr, len, gpe(g, i), g->fn);
 }
 
 static void push(const struct grp *g, void *addr, const void *src, size_t len, int i) {
     if (i == g->me)
-        memmove(addr, src, len);
+        xcopy(addr, src, len, g->dev, g->fn);
     else if (len)
         shmemi_put_nbi(SHMEM_CTX_DEFAULT, addr, src, len, gpe(g, i), g->fn);
 }
@@ -619,7 +616,7 @@ static void bcast(struct grp *g, void *dest, const void *src, size_t nbytes, int
     if (!nbytes)
         return;
     int me = g->me, copy_root = me == root && update_root && dest != src;
-    if (g->net && g->team && g->size <= SHMEMI_NET_FROM_MAX) {
+    if (g->net && g->team && !g->dev && g->size <= SHMEMI_NET_FROM_MAX) {
         net_bcast(g, dest, src, nbytes, root, copy_root);
         return;
     }
@@ -628,7 +625,7 @@ static void bcast(struct grp *g, void *dest, const void *src, size_t nbytes, int
         if (me != root)
             pull(g, dest, src, nbytes, root);
         else if (copy_root)
-            memmove(dest, src, nbytes);
+            xcopy(dest, src, nbytes, g->dev, g->fn);
         grp_barrier(g);
         return;
     }
@@ -662,7 +659,7 @@ static void fcollect(struct grp *g, void *dest, const void *src, size_t nbytes) 
         return;
     char *d = dest;
     int n = g->size, me = g->me;
-    if (g->net && g->team && n <= SHMEMI_NET_FROM_MAX) {
+    if (g->net && g->team && !g->dev && n <= SHMEMI_NET_FROM_MAX) {
         net_scatter_blocks(g, dest, src, nbytes, 0);
         return;
     }
@@ -703,7 +700,7 @@ static void collect(struct grp *g, void *dest, const void *src, size_t nbytes) {
         xcopy(d, src, nbytes, g->dev, g->fn);
         return;
     }
-    if (g->net && g->team && n <= SHMEMI_NET_FROM_MAX) {
+    if (g->net && g->team && !g->dev && n <= SHMEMI_NET_FROM_MAX) {
         net_collect_push(g, dest, src, nbytes);
         return;
     }
@@ -760,7 +757,7 @@ static void alltoall(struct grp *g, void *dest, const void *src, size_t nbytes) 
     char *d = dest;
     const char *s = src;
     int n = g->size, me = g->me;
-    if (g->net && g->team && n <= SHMEMI_NET_FROM_MAX) {
+    if (g->net && g->team && !g->dev && n <= SHMEMI_NET_FROM_MAX) {
         net_scatter_blocks(g, dest, src, nbytes, 1);
         return;
     }
@@ -913,7 +910,7 @@ static void reduce(struct grp *g, int op, int dt, void *dest, const void *src, s
         xcopy(dest, src, nbytes, g->dev, g->fn);
         return;
     }
-    if (g->net && g->team && nbytes <= NET_RD_CHUNKS * net_rd_max(g)) {
+    if (g->net && g->team && !g->dev && nbytes <= NET_RD_CHUNKS * net_rd_max(g)) {
         /* in pieces of what the scratch holds: every member cuts at the same places, so dest == src stays safe */
         size_t es = shmemi_dtype_size(dt), per = net_rd_max(g) / es;
         for (size_t done = 0; done < count; done += per)
