@@ -972,10 +972,12 @@ int main(int argc, char **argv) {
                     buf_size);
             shmem_global_exit(1);
         }
-        if (opt.dst_dev)
-            put_dst = dev_remote, get_dst = dev_local;
-        if (opt.src_dev)
-            put_src = dev_local, get_src = dev_remote;
+        /* the host side is symmetric heap memory, which gshmem pins for the GPU with SHMEM_GPU_PIN_HOST=1 (a
+         * private malloc'd buffer stays pageable: the driver stages its copies) */
+        put_src = opt.src_dev ? dev_local : sym_b;
+        get_dst = opt.dst_dev ? dev_local : sym_b;
+        put_dst = opt.dst_dev ? dev_remote : sym_a;
+        get_src = opt.src_dev ? dev_remote : sym_a;
     }
 #endif
 

@@ -49,6 +49,10 @@ struct gtl_backend {
     int (*reduce)(int op, int dt, void *acc, const void *in, size_t count);
     /* the address the network registers for the device allocation at base, and its device ordinal */
     int (*net_addr)(void *base, void **addr, int *device);
+    /* page-lock host memory for the device (CUDA: cuMemHostRegister), so copies between it and device memory run at
+     * full DMA speed instead of through the driver's staging of pageable memory; undone before it is unmapped */
+    int (*host_register)(void *p, size_t size);
+    int (*host_unregister)(void *p);
 };
 
 SHMEMI_HIDDEN extern const struct gtl_backend shmemi_gtl_cuda, shmemi_gtl_emu;

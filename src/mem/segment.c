@@ -252,6 +252,44 @@ static void unlink_own(struct shmemi_seg *s) {
 
 static char part_names[SHMEMI_MAX_PARTITIONS][32];
 
+/* SHMEM_GPU_PIN_HOST: the host segments users address (heap, static data, host partitions), this PE's copies and
+ * the mapped peers', registered with the GPU driver, so GPU copies to and from them run from pinned memory.
+ * pinned[si][pe]: that copy is registered (undone before it is unmapped). */
+static unsigned char *pinned[SHMEMI_MAX_SEGS];
+
+static int pin_host(char *err, size_t errlen) {
+    size_t bytes = 0;
+    for (int si = 0; si < shmemi_rt.nsegs; si++) {
+        struct shmemi_seg *s = &shmemi_rt.segs[si];
+        if (s->kind == SHMEMI_MEM_DEVICE)
+            continue;
+        if (!(pinned[si] = calloc((size_t)shmemi_rt.n_pes, 1)))
+            return errf(err, errlen, "out of memory");
+        for (int pe = 0; pe < shmemi_rt.n_pes; pe++) {
+            if (!s->peer[pe])
+                continue;
+            if (shmemi_gtl->host_register(s->peer[pe], s->map_size))
+                return errf(err, errlen,
+                            "SHMEM_GPU_PIN_HOST=1: the GPU driver (%s) cannot pin the %s of PE %d (%zu bytes at %p); "
+                            "make SHMEM_SYMMETRIC_SIZE smaller or leave SHMEM_GPU_PIN_HOST unset",
+                            shmemi_gtl->name, s->name, pe, s->map_size, (void *)s->peer[pe]);
+            pinned[si][pe] = 1;
+            bytes += s->map_size;
+        }
+    }
+    shmemi_debug("host segments pinned for the GPU: %zu bytes (this PE's and mapped peers' copies)", bytes);
+    return 0;
+}
+
+static void unpin_host(int si, struct shmemi_seg *s) {
+    for (int pe = 0; pinned[si] && pe < shmemi_rt.n_pes; pe++)
+        if (pinned[si][pe] && shmemi_gtl->host_unregister(s->peer[pe]))
+            shmemi_fatal("shmem_finalize", "the GPU driver (%s) cannot unpin the %s of PE %d", shmemi_gtl->name,
+                         s->name, pe);
+    free(pinned[si]);
+    pinned[si] = NULL;
+}
+
 int shmemi_segments_create(char *err, size_t errlen) {
     shmemi_rt.page = (size_t)sysconf(_SC_PAGESIZE);
     int n = 0;
@@ -344,6 +382,8 @@ int shmemi_segments_create(char *err, size_t errlen) {
             return -1;
     }
     shmemi_rt.ctl = (struct shmemi_ctl **)(void *)in->peer;
+    if (shmemi_gtl && shmemi_env.gpu_pin_host && pin_host(err, errlen))
+        return -1;
     /* once everyone has mapped everything the names are not needed: unlinking now means a crash later cannot
      * leave segments behind in /dev/shm */
     if (shmemb_barrier())
@@ -363,6 +403,8 @@ int shmemi_segments_create(char *err, size_t errlen) {
 void shmemi_segments_destroy(void) {
     for (int i = 0; i <= shmemi_rt.nsegs; i++) {
         struct shmemi_seg *s = i < shmemi_rt.nsegs ? &shmemi_rt.segs[i] : &shmemi_rt.internal;
+        if (i < shmemi_rt.nsegs)
+            unpin_host(i, s); /* before anything is unmapped */
         if (s->kind == SHMEMI_MEM_DEVICE) {
             for (int pe = 0; s->peer && pe < shmemi_rt.n_pes; pe++)
                 if (pe != shmemi_rt.my_pe && s->peer[pe])

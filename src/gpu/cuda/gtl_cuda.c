@@ -26,6 +26,7 @@ typedef struct {
 #define CU_STREAM_NON_BLOCKING 1
 #define CU_MEMHOSTALLOC_PORTABLE 1
 #define CU_MEMHOSTALLOC_DEVICEMAP 2
+#define CU_MEMHOSTREGISTER_PORTABLE 1
 #define CU_MEMORYTYPE_UNIFIED 4
 typedef struct {
     size_t srcXInBytes, srcY;
@@ -63,6 +64,8 @@ typedef struct {
     X("cuMemFree_v2", (CUdeviceptr), mem_free)                                                                         \
     X("cuMemHostAlloc", (void **, size_t, unsigned), host_alloc)                                                       \
     X("cuMemFreeHost", (void *), host_free)                                                                            \
+    X("cuMemHostRegister_v2", (void *, size_t, unsigned), host_register)                                               \
+    X("cuMemHostUnregister", (void *), host_unregister)                                                                \
     X("cuMemcpyAsync", (CUdeviceptr, CUdeviceptr, size_t, CUstream), memcpy_async)                                     \
     X("cuMemcpy2DAsync_v2", (const CUDA_MEMCPY2D *, CUstream), memcpy2d_async)                                         \
     X("cuMemsetD8Async", (CUdeviceptr, unsigned char, size_t, CUstream), memset_async)                                 \
@@ -412,6 +415,13 @@ static int cuda_reduce(int op, int dt, void *acc, const void *in, size_t count) 
     return r == CUDA_SUCCESS ? 0 : 1;
 }
 
+/* Pinned for every context (portable): the application may copy from the heap with contexts of its own too. */
+static int cuda_host_register(void *p, size_t size) {
+    return use_ctx() || cu.host_register(p, size, CU_MEMHOSTREGISTER_PORTABLE) != CUDA_SUCCESS ? -1 : 0;
+}
+
+static int cuda_host_unregister(void *p) { return use_ctx() || cu.host_unregister(p) != CUDA_SUCCESS ? -1 : 0; }
+
 static int cuda_net_addr(void *base, void **addr, int *device) {
     *addr = base;
     *device = (int)dev;
@@ -436,4 +446,6 @@ const struct gtl_backend shmemi_gtl_cuda = {
     .copy2d = cuda_copy2d,
     .reduce = cuda_reduce,
     .net_addr = cuda_net_addr,
+    .host_register = cuda_host_register,
+    .host_unregister = cuda_host_unregister,
 };

@@ -59,7 +59,54 @@ static int emu_init(int local_rank, int nlocal, char *desc, size_t desclen, char
     return 0;
 }
 
-static void emu_fini(void) {}
+/* Host ranges registered (host_register): the emulated GPU needs no pinning, but it checks what a real driver
+ * requires: page-aligned ranges, each unregistered once, while still mapped, and none left at finalize. */
+#define MAX_PINNED 256
+static struct {
+    void *p;
+    size_t len;
+} pinned[MAX_PINNED];
+static int npinned;
+
+static void emu_fini(void) {
+    if (npinned)
+        shmemi_fatal("shmem_finalize (emulated GPU)",
+                     "%d host range(s) registered with the GPU are still registered at finalize (the first at %p, "
+                     "%zu bytes): a library bug",
+                     npinned, pinned[0].p, pinned[0].len);
+}
+
+static int emu_host_register(void *p, size_t size) {
+    unsigned char v;
+    if (((uintptr_t)p | size) & (shmemi_rt.page - 1) || !size || mincore(p, shmemi_rt.page, &v) ||
+        npinned == MAX_PINNED)
+        return -1;
+    lock();
+    for (int i = 0; i < npinned; i++)
+        if ((char *)p < (char *)pinned[i].p + pinned[i].len && (char *)pinned[i].p < (char *)p + size) {
+            unlock();
+            return -1; /* overlaps a registered range: CUDA refuses that too */
+        }
+    pinned[npinned].p = p;
+    pinned[npinned++].len = size;
+    unlock();
+    return 0;
+}
+
+static int emu_host_unregister(void *p) {
+    unsigned char v;
+    int found = -1;
+    lock();
+    for (int i = 0; i < npinned && found < 0; i++)
+        if (pinned[i].p == p)
+            found = i;
+    if (found >= 0)
+        pinned[found] = pinned[--npinned];
+    unlock();
+    if (found < 0 || mincore(p, shmemi_rt.page, &v)) /* not registered, or unmapped before it was unregistered */
+        return -1;
+    return 0;
+}
 
 /* Both views of the object behind fd: an aligned PROT_NONE reservation for the device address, and the alias. */
 static int map_views(int fd, size_t len, struct emu_range *r) {
@@ -278,4 +325,6 @@ const struct gtl_backend shmemi_gtl_emu = {
     .copy2d = emu_copy2d,
     .reduce = emu_reduce,
     .net_addr = emu_net_addr,
+    .host_register = emu_host_register,
+    .host_unregister = emu_host_unregister,
 };
