@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # check_install.sh - installs the build into a scratch prefix and checks that programs build the ways users build
 # them: oshcc, oshc++, <mpp/shmem.h>, pkg-config and find_package(gshmem); then runs them with the installed oshrun.
+# grep reads the whole output (no -q): with -q it exits at the first match and the writer may die of SIGPIPE under pipefail.
 set -euo pipefail
 build=$1 src=$2
 tmp=$(mktemp -d)
@@ -48,12 +49,12 @@ C
 "$P/bin/oshcc" -Wno-deprecated-declarations "$tmp/old.c" -o "$tmp/old"
 "$P/bin/oshc++" "$tmp/cxx.cpp" -o "$tmp/cxx"
 "$P/bin/oshcc" -c "$tmp/old.c" -o "$tmp/old.o" -Wno-deprecated-declarations && "$P/bin/oshcc" "$tmp/old.o" -o "$tmp/old2"
-"$P/bin/oshrun" -np 3 "$tmp/old" | grep -q "ok 3"
-"$P/bin/oshrun" -np 2 "$tmp/old2" | grep -q "ok 2"
+"$P/bin/oshrun" -np 3 "$tmp/old" | grep "ok 3" >/dev/null
+"$P/bin/oshrun" -np 2 "$tmp/old2" | grep "ok 2" >/dev/null
 "$P/bin/oshrun" -np 2 "$tmp/cxx"
 if command -v pkg-config >/dev/null; then
   cc "$tmp/old.c" -Wno-deprecated-declarations -o "$tmp/pc" $(PKG_CONFIG_PATH=$P/lib/pkgconfig pkg-config --cflags --libs gshmem)
-  "$P/bin/oshrun" -np 2 "$tmp/pc" | grep -q "ok 2"
+  "$P/bin/oshrun" -np 2 "$tmp/pc" | grep "ok 2" >/dev/null
 fi
 mkdir -p "$tmp/cm"
 cat > "$tmp/cm/CMakeLists.txt" <<'C'
@@ -66,6 +67,6 @@ target_link_libraries(old PRIVATE gshmem::gshmem)
 C
 cmake -S "$tmp/cm" -B "$tmp/cm/b" -G Ninja -DCMAKE_PREFIX_PATH="$P" >/dev/null
 cmake --build "$tmp/cm/b" >/dev/null
-"$P/bin/oshrun" -np 2 "$tmp/cm/b/old" | grep -q "ok 2"
-"$P/bin/shmem_info" | grep -q SHMEM_SYMMETRIC_SIZE
+"$P/bin/oshrun" -np 2 "$tmp/cm/b/old" | grep "ok 2" >/dev/null
+"$P/bin/shmem_info" | grep SHMEM_SYMMETRIC_SIZE >/dev/null
 echo "install checks passed"

@@ -71,7 +71,7 @@ expect_pes_gone() {
 expect_no_shm() {
   local job
   for job in $(sed -n 's/.* job \([^ ]*\) .*/\1/p' "$tmp/out" | sort -u); do
-    if ls /dev/shm/ 2>/dev/null | grep -q "^gshmem-$job-"; then
+    if ls /dev/shm/ 2>/dev/null | grep "^gshmem-$job-" >/dev/null; then
       fail "left in /dev/shm: $(ls /dev/shm | grep "^gshmem-$job-" | tr '\n' ' ')"
       rm -f /dev/shm/gshmem-"$job"-*
     fi
