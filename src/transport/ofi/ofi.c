@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -246,12 +247,16 @@ enum { K_WRITE, K_FETCH, K_CSWAP };
 struct op_done {
     struct fi_context fc; /* first: the completion's op_context points here */
     uint32_t left;
-    uint32_t heap; /* a send buffer allocated for this one send (see am_get): freed on completion */
+    uint32_t heap; /* a send buffer of one send (see am_get), given back on completion: SBUF_MALLOC or SBUF_POOL */
 };
+enum { SBUF_MALLOC = 1, SBUF_POOL };
+static void get_sbuf_put(void *b);
 
 static void op_completed(void *ctx) {
     struct op_done *d = ctx;
-    if (d && d->heap)
+    if (d && d->heap == SBUF_POOL)
+        get_sbuf_put(d);
+    else if (d && d->heap)
         free(d);
     else if (d)
         __atomic_sub_fetch(&d->left, 1, __ATOMIC_RELEASE);
@@ -545,17 +550,32 @@ static void am_serve(struct ofi_ep *e, struct am_msg m) {
     am_send(e, m.from, &r, 1);
 }
 
-/* AM_GET on the owner of a staged GPU segment: the data is copied out into a send buffer of its own, freed when the
- * send completes (this runs under am_lock, where waiting for a buffer of the ring could wait for completions only
- * this thread would take off the queue). */
+/* Send buffers of staged gets' answers: from a pool pinned for the GPU driver (a copy out of GPU memory into pinned
+ * memory is one DMA; into pageable memory the driver copies through a pinned buffer of its own), else allocated for
+ * the one send. Taken and given back under am_lock (am_get and op_completed run in drive). */
+#define GET_POOL 64
+static struct am_sbuf *get_pool, *get_free[GET_POOL];
+static int get_nfree;
+static size_t get_pool_bytes;
+
+static struct am_sbuf *get_sbuf_take(void) {
+    struct am_sbuf *sb = get_nfree ? get_free[--get_nfree] : malloc(sizeof *sb);
+    if (!sb)
+        shmemi_fatal("shmem_get (libfabric transport, staged GPU data)", "out of memory for a send buffer");
+    sb->d.heap = sb >= get_pool && sb < get_pool + GET_POOL ? SBUF_POOL : SBUF_MALLOC;
+    return sb;
+}
+
+static void get_sbuf_put(void *b) { get_free[get_nfree++] = b; }
+
+/* AM_GET on the owner of a staged GPU segment: the data is copied out into a send buffer of its own, given back when
+ * the send completes (this runs under am_lock, where waiting for a buffer of the ring could wait for completions
+ * only this thread would take off the queue). */
 static void am_get(struct ofi_ep *e, const struct am_msg *m) {
     struct shmemi_seg *sg = am_seg(m->seg);
     if (!sg || m->cond > AM_DATA || m->off + m->cond > sg->map_size || m->from < 0 || m->from >= shmemi_rt.n_pes)
         shmemi_fatal("shmem (libfabric transport)", "malformed get message from PE %d", (int)m->from);
-    struct am_sbuf *sb = malloc(sizeof *sb);
-    if (!sb)
-        shmemi_fatal("shmem_get (libfabric transport, staged GPU data)", "out of memory for a send buffer");
-    sb->d.heap = 1;
+    struct am_sbuf *sb = get_sbuf_take();
     sb->m = (struct am_msg){
         .kind = AM_GOT, .from = (int32_t)shmemi_rt.my_pe, .value = m->value, .cond = m->cond, .token = m->token};
     if (sg->kind == SHMEMI_MEM_DEVICE)
@@ -1485,12 +1505,48 @@ static void check_atomics(void) {
         }
 }
 
+/* Page-aligned memory (the GPU driver pins whole pages), or NULL. */
+static void *pages_alloc(size_t bytes, size_t *rounded) {
+    *rounded = (bytes + shmemi_rt.page - 1) & ~(shmemi_rt.page - 1);
+    void *p = mmap(NULL, *rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static size_t am_bufs_bytes;
+static int am_pinned, get_pool_pinned;
+
+/* Staged GPU data goes through host buffers pinned for the GPU driver where it lets us: the receive buffers (puts
+ * are copied from them into GPU memory) and the get answers' send buffers. Unpinned they still work, slower. */
+static void stage_pin(void) {
+    get_pool = pages_alloc(GET_POOL * sizeof *get_pool, &get_pool_bytes);
+    for (int k = 0; get_pool && k < GET_POOL; k++)
+        get_free[get_nfree++] = &get_pool[k];
+    if (!shmemi_gtl || !shmemi_gtl->host_register)
+        return;
+    am_pinned = !shmemi_gtl->host_register(net.am_bufs, am_bufs_bytes);
+    get_pool_pinned = get_pool && !shmemi_gtl->host_register(get_pool, get_pool_bytes);
+    shmemi_debug("libfabric transport: staging buffers %spinned for the GPU (receive %zu B, get answers %zu B)",
+                 am_pinned && get_pool_pinned ? "" : "NOT all ", am_bufs_bytes, get_pool_bytes);
+}
+
+static void stage_unpin(void) {
+    if ((am_pinned && shmemi_gtl->host_unregister(net.am_bufs)) ||
+        (get_pool_pinned && shmemi_gtl->host_unregister(get_pool)))
+        shmemi_fatal("shmem_finalize", "the GPU driver (%s) cannot unpin the network's staging buffers",
+                     shmemi_gtl->name);
+    am_pinned = get_pool_pinned = 0;
+    if (get_pool)
+        munmap(get_pool, get_pool_bytes);
+    get_pool = NULL;
+    get_nfree = 0;
+}
+
 /* Receive buffers and the rest of what messages need (atomics as messages, staged GPU data). */
 static int am_setup(const struct fi_info *i, char *err, size_t errlen) {
     net.am_inline = i->tx_attr->inject_size - sizeof(struct am_msg);
     if (net.am_inline > AM_DATA)
         net.am_inline = AM_DATA;
-    net.am_bufs = calloc(AM_NBUF, sizeof *net.am_bufs);
+    net.am_bufs = pages_alloc(AM_NBUF * sizeof *net.am_bufs, &am_bufs_bytes);
     if (!net.am_bufs) {
         snprintf(err, errlen, "libfabric transport: out of memory");
         return -1;
@@ -1690,6 +1746,8 @@ int shmemi_ofi_init(char *err, size_t errlen) {
         if (shmemi_rt.segs[si].kind == SHMEMI_MEM_DEVICE)
             gpu_segs |= 1ULL << si;
     net.stage = net.am_bufs && (gpu_segs & ~net.gpu_ok);
+    if (net.stage)
+        stage_pin();
     if (gpu_segs & ~net.gpu_ok)
         shmemi_debug("libfabric transport: GPU segments %s over the network through their owners' host memory",
                      net.stage ? "reached" : "NOT reachable (no FI_MSG with FI_ORDER_SAS either)");
@@ -1748,7 +1806,9 @@ void shmemi_ofi_fini(void) {
         }
     pthread_mutex_unlock(&ctx_eps_lock);
     ep_close(&net.ep0);
-    free(net.am_bufs);
+    stage_unpin();
+    if (net.am_bufs)
+        munmap(net.am_bufs, am_bufs_bytes);
     net.am_bufs = NULL;
     am_nlater = 0;
     net.am = net.stage = 0;
