@@ -29,16 +29,21 @@ function(gshmem_add_pe_test name exe)
     if(GSHMEM_OFI_NET)
       set(split_prov net)
     endif()
+    # mrlocal_*: 2 PEs over tcp (rxm: fabric atomics) and 3 over net (atomics as messages) with every local buffer
+    # registered and checked, as providers that need it (FI_MR_LOCAL: verbs, efa) are served.
     foreach(variant "ofi;tcp;1;8;GSHMEM_OFI_FOUND;SHMEM_TRANSPORT=ofi"
                     "ofinet;net;1;4;GSHMEM_OFI_NET;SHMEM_TRANSPORT=ofi"
                     "split;tcp;3;3;GSHMEM_OFI_FOUND;SHMEM_TEST_NODE_SIZE=2"
-                    "split;${split_prov};4;4;GSHMEM_OFI_FOUND;SHMEM_TEST_NODE_SIZE=2")
+                    "split;${split_prov};4;4;GSHMEM_OFI_FOUND;SHMEM_TEST_NODE_SIZE=2"
+                    "mrlocal;tcp;2;2;GSHMEM_OFI_FOUND;SHMEM_TRANSPORT=ofi,SHMEM_OFI_MR_LOCAL=1"
+                    "mrlocal;${split_prov};3;3;GSHMEM_OFI_FOUND;SHMEM_TRANSPORT=ofi,SHMEM_OFI_MR_LOCAL=1")
       list(GET variant 0 prefix)
       list(GET variant 1 prov)
       list(GET variant 2 minnp)
       list(GET variant 3 maxnp)
       list(GET variant 4 enabled)
       list(GET variant 5 layout)
+      string(REPLACE "," ";" layout "${layout}")
       if(${enabled} AND NOT A_LOCAL_ONLY AND np GREATER_EQUAL ${minnp} AND np LESS_EQUAL ${maxnp})
         add_test(NAME ${prefix}_${name}_np${np} COMMAND $<TARGET_FILE:oshrun> -np ${np} $<TARGET_FILE:${exe}> ${A_ARGS})
         set_tests_properties(${prefix}_${name}_np${np} PROPERTIES TIMEOUT ${A_TIMEOUT} SKIP_RETURN_CODE 77

@@ -99,6 +99,10 @@ struct ofi_ep {
     int *dirty_list, ndirty;
     pthread_mutex_t dirty_lock;
     uint64_t sink;
+    /* FI_MR_LOCAL: registrations of the local buffers of non-blocking transfers, closed by the next quiet (under
+     * dirty_lock) */
+    struct fid_mr **tmp;
+    int ntmp, tmpcap;
 };
 
 static struct {
@@ -115,9 +119,14 @@ static struct {
     int ordered;             /* RMA and atomics to one peer are applied in order (read-after-write included) */
     int amo_ok[2][SHMEMI_AMO_XOR + 1]; /* [size==8][op]: native; else emulated with compare-and-swap */
     int am;                            /* no fabric atomics: atomics are messages applied by the target (see am_*) */
-    int hmem;        /* the provider registers GPU memory (FI_HMEM): asked for with the CUDA backend */
-    uint64_t gpu_ok; /* bit si: every PE registered its GPU segment si (peers reach it over the net) */
-    int stage;       /* a GPU segment not registered (no FI_HMEM) is reached by messages its owner applies (staged) */
+    int hmem;          /* the provider registers GPU memory (FI_HMEM): asked for with the CUDA backend */
+    uint64_t gpu_ok;   /* bit si: every PE registered its GPU segment si (peers reach it over the net) */
+    int stage;         /* a GPU segment not registered (no FI_HMEM) is reached by messages its owner applies (staged) */
+    int mr_local;      /* the provider needs every local buffer of a transfer registered (FI_MR_LOCAL: verbs, efa) */
+    void *lbase[NSEG]; /* with mr_local: the host segments registered for local use too, by address */
+    size_t llen[NSEG];
+    uint64_t tmp_key;        /* requested keys of registrations for one transfer (providers without FI_MR_PROV_KEY) */
+    struct fid_mr *am_mr;    /* with mr_local: the receive buffers' registration */
     struct am_rbuf *am_bufs; /* receive buffers of messages: with atomics as messages, or for staging */
     size_t am_inline;        /* data bytes a put-with-signal message may carry through fi_inject */
     /* am_lock: one thread at a time takes messages off the queue and applies them, in order. Only ever tried (a
@@ -251,13 +260,14 @@ struct op_done {
 };
 enum { SBUF_MALLOC = 1, SBUF_POOL };
 static void get_sbuf_put(void *b);
+static void sbuf_free(void *b);
 
 static void op_completed(void *ctx) {
     struct op_done *d = ctx;
     if (d && d->heap == SBUF_POOL)
         get_sbuf_put(d);
     else if (d && d->heap)
-        free(d);
+        sbuf_free(d);
     else if (d)
         __atomic_sub_fetch(&d->left, 1, __ATOMIC_RELEASE);
 }
@@ -360,6 +370,178 @@ static void wait_op(struct ofi_ep *e, struct op_done *d) {
             ofi_fatal(what, (int)rc_);                                                                                 \
     } while (0)
 
+/* ---- local buffers, for providers that need them registered (FI_MR_LOCAL: verbs, efa) ----
+ * The segments are registered for local use as well, and found by address; message buffers are registered when they
+ * are made. Anything else (a private buffer, a word on the stack) goes through a buffer of the calling thread's
+ * (`scratch`: operands of atomics, the quiet's read-back, blocking transfers of up to SCRATCH bytes) or is registered
+ * for the one transfer: closed when a blocking one returns, by the next quiet for a non-blocking one. With
+ * SHMEM_OFI_MR_LOCAL=1 a provider that does not need it takes the same paths (that is how they are tested here). */
+#define SCRATCH 65536
+struct scratch {
+    char *buf;
+    struct fid_mr *mr;
+    void *desc;
+    uint64_t gen;
+    struct scratch *next;
+};
+static __thread struct scratch *my_scratch;
+static struct scratch *all_scratch; /* every thread's, to close at finalize (the structures themselves stay) */
+static pthread_mutex_t scratch_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t net_gen; /* raised by each init: a scratch buffer of an earlier one is gone */
+
+/* With SHMEM_OFI_MR_LOCAL=1 every transfer is checked as a provider that needs it would check it: each local buffer
+ * lies in a live registration, whose descriptor goes with it (software providers ignore descriptors, so nothing else
+ * here would notice one missing). */
+/* whether [p, p+n) lies within [b, b+len) */
+static inline int covers(const void *b, size_t len, const void *p, size_t n) {
+    const char *c = p, *o = b;
+    return o && c >= o && (size_t)(c - o) <= len && n <= len - (size_t)(c - o);
+}
+
+static struct lrec {
+    const char *p;
+    size_t len;
+    struct fid_mr *mr;
+} * lrecs;
+static int nlrecs, lrecs_cap;
+static pthread_mutex_t lrecs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void lrec_add(const void *p, size_t len, struct fid_mr *mr) {
+    if (!shmemi_env.ofi_mr_local)
+        return;
+    pthread_mutex_lock(&lrecs_lock);
+    if (nlrecs == lrecs_cap) {
+        int cap = lrecs_cap ? 2 * lrecs_cap : 64;
+        struct lrec *r = realloc(lrecs, (size_t)cap * sizeof *r);
+        if (!r)
+            shmemi_fatal("shmem (libfabric transport)", "out of memory for SHMEM_OFI_MR_LOCAL's checks");
+        lrecs = r;
+        lrecs_cap = cap;
+    }
+    lrecs[nlrecs++] = (struct lrec){p, len, mr};
+    pthread_mutex_unlock(&lrecs_lock);
+}
+
+static void lclose(struct fid_mr *mr) {
+    if (shmemi_env.ofi_mr_local) {
+        pthread_mutex_lock(&lrecs_lock);
+        for (int k = 0; k < nlrecs; k++)
+            if (lrecs[k].mr == mr) {
+                lrecs[k] = lrecs[--nlrecs];
+                break;
+            }
+        pthread_mutex_unlock(&lrecs_lock);
+    }
+    fi_close(&mr->fid);
+}
+
+static void lcheck(const void *p, size_t len, void *desc, const char *what) {
+    if (!shmemi_env.ofi_mr_local)
+        return;
+    int ok = 0;
+    pthread_mutex_lock(&lrecs_lock);
+    for (int k = 0; k < nlrecs && !ok; k++)
+        ok = covers(lrecs[k].p, lrecs[k].len, p, len) && fi_mr_desc(lrecs[k].mr) == desc;
+    pthread_mutex_unlock(&lrecs_lock);
+    if (!ok)
+        shmemi_fatal(what,
+                     "internal error: a local buffer (%p, %zu bytes) goes to the provider without a registration and "
+                     "its descriptor; a provider that needs them (FI_MR_LOCAL) would fail here",
+                     p, len);
+}
+
+static struct fid_mr *lreg(void *p, size_t len, uint64_t access, const char *fn) {
+    struct fid_mr *mr;
+    uint64_t key = __atomic_fetch_add(&net.tmp_key, 1, __ATOMIC_RELAXED);
+    int rc = fi_mr_reg(net.domain, p, len, access, 0, key, 0, &mr, NULL);
+    if (rc)
+        shmemi_fatal(fn,
+                     "cannot register a local buffer of %zu bytes with provider %s, which needs it (FI_MR_LOCAL): %s "
+                     "(a symmetric buffer needs no registration of its own)",
+                     len, net.info->fabric_attr->prov_name, fi_strerror(-rc));
+    lrec_add(p, len, mr);
+    return mr;
+}
+
+static struct scratch *scratch(void) {
+    struct scratch *s = my_scratch;
+    if (SHMEMI_LIKELY(s && s->gen == net_gen))
+        return s;
+    int fresh = !s;
+    if (fresh && !(s = calloc(1, sizeof *s)))
+        shmemi_fatal("shmem (libfabric transport)", "out of memory for a thread's registered buffer");
+    if (posix_memalign((void **)&s->buf, 4096, SCRATCH))
+        shmemi_fatal("shmem (libfabric transport)", "out of memory for a thread's registered buffer");
+    s->mr = lreg(s->buf, SCRATCH, FI_READ | FI_WRITE, "shmem (libfabric transport)");
+    s->desc = fi_mr_desc(s->mr);
+    pthread_mutex_lock(&scratch_lock);
+    s->gen = net_gen;
+    if (fresh) {
+        s->next = all_scratch;
+        all_scratch = s;
+    }
+    pthread_mutex_unlock(&scratch_lock);
+    my_scratch = s;
+    return s;
+}
+
+static void scratch_close_all(void) {
+    pthread_mutex_lock(&scratch_lock);
+    for (struct scratch *s = all_scratch; s; s = s->next)
+        if (s->gen == net_gen && s->mr) {
+            lclose(s->mr);
+            free(s->buf);
+            s->mr = NULL;
+            s->buf = NULL;
+            s->gen = 0;
+        }
+    pthread_mutex_unlock(&scratch_lock);
+}
+
+/* Whether [p, p+len) lies in a segment registered for local use; *desc is then its descriptor. */
+static int seg_desc(const void *p, size_t len, void **desc) {
+    for (int si = 0; si < NSEG; si++) {
+        if (covers(net.lbase[si], net.llen[si], p, len)) {
+            *desc = fi_mr_desc(net.mr[si]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A registration for one non-blocking transfer just posted on e: closed by the next quiet. */
+static void defer_close(struct ofi_ep *e, struct fid_mr *mr) {
+    pthread_mutex_lock(&e->dirty_lock);
+    if (e->ntmp == e->tmpcap) {
+        int cap = e->tmpcap ? 2 * e->tmpcap : 16;
+        struct fid_mr **t = realloc(e->tmp, (size_t)cap * sizeof *t);
+        if (!t)
+            shmemi_fatal("shmem (libfabric transport)", "out of memory for registrations of local buffers");
+        e->tmp = t;
+        e->tmpcap = cap;
+    }
+    e->tmp[e->ntmp++] = mr;
+    pthread_mutex_unlock(&e->dirty_lock);
+}
+
+/* wait_posted, then closes the registrations deferred before it began (their transfers were posted before). */
+static void wait_release(struct ofi_ep *e) {
+    if (SHMEMI_LIKELY(!__atomic_load_n(&e->ntmp, __ATOMIC_RELAXED))) {
+        wait_posted(e);
+        return;
+    }
+    pthread_mutex_lock(&e->dirty_lock);
+    struct fid_mr **t = e->tmp;
+    int n = e->ntmp;
+    e->tmp = NULL;
+    e->ntmp = e->tmpcap = 0;
+    pthread_mutex_unlock(&e->dirty_lock);
+    wait_posted(e);
+    for (int k = 0; k < n; k++)
+        lclose(t[k]);
+    free(t);
+}
+
 /* what each AMO is in libfabric terms */
 static const struct {
     int kind;
@@ -403,7 +585,8 @@ struct am_rbuf {
 /* Send buffers for messages past the inject size, taken in turn; one is free again when its send completed. */
 #define AM_NSEND 32
 struct am_sbuf {
-    struct op_done d; /* first: the completion's op_context points here; d.left = 1 while in use */
+    struct op_done d;  /* first: the completion's op_context points here; d.left = 1 while in use */
+    struct fid_mr *mr; /* with mr_local: its registration (the ring's or the pool's, or its own if malloc'd) */
     struct am_msg m;
     char data[AM_DATA];
 };
@@ -437,9 +620,19 @@ static void am_send(struct ofi_ep *e, int pe, const struct am_msg *m, int in_han
     am_send_len(e, pe, m, sizeof *m, in_handler);
 }
 
+static void sbuf_free(void *b) {
+    struct am_sbuf *sb = b;
+    if (sb->mr)
+        lclose(sb->mr);
+    free(sb);
+}
+
 static int am_post(struct ofi_ep *e, struct am_rbuf *b) {
     struct iovec iov = {.iov_base = &b->m, .iov_len = sizeof b->m + sizeof b->data};
-    struct fi_msg msg = {.msg_iov = &iov, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .context = &b->fc};
+    void *desc = net.am_mr ? fi_mr_desc(net.am_mr) : NULL;
+    struct fi_msg msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .context = &b->fc};
+    if (SHMEMI_UNLIKELY(net.mr_local))
+        lcheck(iov.iov_base, iov.iov_len, desc, "shmem (libfabric transport, receive buffers)");
     ssize_t rc;
     while ((rc = fi_recvmsg(e->ep, &msg, FI_COMPLETION)) == -FI_EAGAIN)
         (void)fi_cntr_read(e->cntr);
@@ -497,10 +690,16 @@ static void am_send_putsig(struct ofi_ep *e, int pe, const struct am_msg *m, con
         struct am_sbuf *fresh = calloc(AM_NSEND, sizeof *fresh);
         if (!fresh)
             shmemi_fatal("shmem_put_signal (libfabric transport)", "out of memory for send buffers");
-        if (__atomic_compare_exchange_n(&e->sbufs, &ring, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        struct fid_mr *mr = net.mr_local ? lreg(fresh, AM_NSEND * sizeof *fresh, FI_SEND, "shmem_put_signal") : NULL;
+        for (int k = 0; k < AM_NSEND; k++)
+            fresh[k].mr = mr;
+        if (__atomic_compare_exchange_n(&e->sbufs, &ring, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
             ring = fresh;
-        else
+        } else {
+            if (mr)
+                lclose(mr);
             free(fresh);
+        }
     }
     for (;;) {
         sb = &ring[__atomic_fetch_add(&e->snext, 1, __ATOMIC_RELAXED) % AM_NSEND];
@@ -513,7 +712,10 @@ static void am_send_putsig(struct ofi_ep *e, int pe, const struct am_msg *m, con
     sb->m = *m;
     memcpy(sb->data, src, len);
     struct iovec iov = {.iov_base = &sb->m, .iov_len = sizeof sb->m + len};
-    struct fi_msg msg = {.msg_iov = &iov, .iov_count = 1, .addr = net.addr[pe], .context = &sb->d.fc};
+    void *desc = sb->mr ? fi_mr_desc(sb->mr) : NULL;
+    struct fi_msg msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = net.addr[pe], .context = &sb->d.fc};
+    if (SHMEMI_UNLIKELY(net.mr_local))
+        lcheck(iov.iov_base, iov.iov_len, desc, "shmem_put_signal (libfabric transport)");
     ssize_t rc;
     spins = 0;
     while ((rc = fi_sendmsg(e->ep, &msg, FI_COMPLETION | FI_INJECT_COMPLETE)) == -FI_EAGAIN) {
@@ -563,6 +765,9 @@ static struct am_sbuf *get_sbuf_take(void) {
     if (!sb)
         shmemi_fatal("shmem_get (libfabric transport, staged GPU data)", "out of memory for a send buffer");
     sb->d.heap = sb >= get_pool && sb < get_pool + GET_POOL ? SBUF_POOL : SBUF_MALLOC;
+    if (sb->d.heap == SBUF_MALLOC)
+        sb->mr =
+            net.mr_local ? lreg(sb, sizeof *sb, FI_SEND, "shmem_get (libfabric transport, staged GPU data)") : NULL;
     return sb;
 }
 
@@ -584,7 +789,11 @@ static void am_get(struct ofi_ep *e, const struct am_msg *m) {
     else
         memcpy(sb->data, (char *)sg->base + m->off, m->cond);
     struct iovec iov = {.iov_base = &sb->m, .iov_len = sizeof sb->m + m->cond};
-    struct fi_msg msg = {.msg_iov = &iov, .iov_count = 1, .addr = net.addr[m->from], .context = &sb->d.fc};
+    void *desc = sb->mr ? fi_mr_desc(sb->mr) : NULL;
+    struct fi_msg msg = {
+        .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = net.addr[m->from], .context = &sb->d.fc};
+    if (SHMEMI_UNLIKELY(net.mr_local))
+        lcheck(iov.iov_base, iov.iov_len, desc, "shmem_get (libfabric transport, staged GPU data)");
     ssize_t rc;
     unsigned long n = 0;
     while ((rc = fi_sendmsg(e->ep, &msg, FI_COMPLETION)) == -FI_EAGAIN) {
@@ -693,13 +902,20 @@ static void quiet_ep(struct ofi_ep *e) {
             if (net.am)
                 continue;
         }
+        void *sink = &e->sink, *desc = NULL;
+        if (SHMEMI_UNLIKELY(net.mr_local) && n) {
+            struct scratch *sc = scratch();
+            sink = sc->buf;
+            desc = sc->desc;
+            lcheck(sink, sizeof e->sink, desc, "shmem_quiet (libfabric transport)");
+        }
         for (int i = 0; i < n; i++) /* read back the first word of the peer's control block */
             POST(e,
-                 fi_read(e->ep, &e->sink, sizeof e->sink, NULL, net.addr[list[i]], net.base[SHMEMI_MAX_SEGS][list[i]],
+                 fi_read(e->ep, sink, sizeof e->sink, desc, net.addr[list[i]], net.base[SHMEMI_MAX_SEGS][list[i]],
                          net.key[SHMEMI_MAX_SEGS][list[i]], NULL),
                  "fi_read (quiet)");
     } while (n == 64);
-    wait_posted(e);
+    wait_release(e);
     am_wait(e, &slot);
 }
 
@@ -755,13 +971,32 @@ static void put_ep(struct ofi_ep *e, struct shmemi_seg *s, size_t off, const voi
         POST(e, fi_inject_write(e->ep, src, len, net.addr[pe], raddr, key), "fi_inject_write");
         return;
     }
+    void *desc = NULL;
+    struct fid_mr *tmp = NULL;
+    if (SHMEMI_UNLIKELY(net.mr_local) && !seg_desc(src, len, &desc)) {
+        if (!nbi && len <= SCRATCH) {
+            struct scratch *sc = scratch();
+            memcpy(sc->buf, src, len);
+            src = sc->buf;
+            desc = sc->desc;
+        } else {
+            tmp = lreg((void *)(uintptr_t)src, len, FI_WRITE, "shmem_put (libfabric transport)");
+            desc = fi_mr_desc(tmp);
+        }
+    }
+    if (SHMEMI_UNLIKELY(net.mr_local))
+        lcheck(src, len, desc, "shmem_put (libfabric transport)");
     for (size_t done = 0; done < len;) {
         size_t n = len - done < net.max_msg ? len - done : net.max_msg;
-        POST(e, fi_write(e->ep, (const char *)src + done, n, NULL, net.addr[pe], raddr + done, key, NULL), "fi_write");
+        POST(e, fi_write(e->ep, (const char *)src + done, n, desc, net.addr[pe], raddr + done, key, NULL), "fi_write");
         done += n;
     }
     if (!nbi) /* the source may be reused when a blocking put returns */
         wait_posted(e);
+    if (tmp && !nbi)
+        lclose(tmp);
+    else if (tmp)
+        defer_close(e, tmp);
 }
 
 void shmemi_ofi_put(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, const void *src, size_t len, int pe, int nbi) {
@@ -790,20 +1025,30 @@ void shmemi_ofi_coll_put(struct shmemi_seg *s, size_t off, const void *src, size
     /* complete once the source may be reused (net acknowledges transmit- and delivery-complete writes alike): the
      * receiver learns of delivery from the signal */
     int si = seg_index(s);
+    void *desc = NULL;
+    struct fid_mr *tmp = NULL;
+    if (SHMEMI_UNLIKELY(net.mr_local) && !seg_desc(src, len, &desc)) {
+        tmp = lreg((void *)(uintptr_t)src, len, FI_WRITE, "shmem collective (libfabric transport)");
+        desc = fi_mr_desc(tmp);
+    }
+    if (SHMEMI_UNLIKELY(net.mr_local))
+        lcheck(src, len, desc, "shmem collective (libfabric transport)");
     for (size_t done = 0; done < len;) {
         size_t n = len - done < net.max_msg ? len - done : net.max_msg;
         struct iovec iov = {.iov_base = (char *)(uintptr_t)src + done, .iov_len = n};
         struct fi_rma_iov rio = {.addr = net.base[si][pe] + off + done, .len = n, .key = net.key[si][pe]};
         struct fi_msg_rma m = {
-            .msg_iov = &iov, .iov_count = 1, .addr = net.addr[pe], .rma_iov = &rio, .rma_iov_count = 1};
+            .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = net.addr[pe], .rma_iov = &rio, .rma_iov_count = 1};
         POST(e, fi_writemsg(e->ep, &m, FI_INJECT_COMPLETE), "fi_writemsg (collective)");
         done += n;
     }
+    if (tmp)
+        defer_close(e, tmp); /* closed by shmemi_ofi_coll_done */
 }
 
 void shmemi_ofi_coll_done(void) {
     if (shmemi_ofi_up)
-        wait_posted(&net.ep0);
+        wait_release(&net.ep0);
 }
 
 void shmemi_ofi_coll_put_signal(struct shmemi_seg *s, size_t off, const void *src, size_t len, size_t sig, int pe) {
@@ -849,6 +1094,40 @@ void shmemi_ofi_coll_signal(size_t off, int pe) {
     }
 }
 
+/* A get with FI_MR_LOCAL: into a registered destination, or through this thread's scratch buffer, or a registration
+ * of the destination for the one transfer. */
+static void get_local(struct ofi_ep *e, uint64_t raddr, uint64_t key, void *dst, size_t len, int pe, int nbi) {
+    void *desc = NULL;
+    char *out = dst;
+    struct fid_mr *tmp = NULL;
+    if (!seg_desc(dst, len, &desc)) {
+        if (!nbi && len <= SCRATCH) {
+            struct scratch *sc = scratch();
+            out = sc->buf;
+            desc = sc->desc;
+        } else {
+            tmp = lreg(dst, len, FI_READ, "shmem_get (libfabric transport)");
+            desc = fi_mr_desc(tmp);
+        }
+    }
+    lcheck(out, len, desc, "shmem_get (libfabric transport)");
+    for (size_t done = 0; done < len;) {
+        size_t n = len - done < net.max_msg ? len - done : net.max_msg;
+        POST(e, fi_read(e->ep, out + done, n, desc, net.addr[pe], raddr + done, key, NULL), "fi_read");
+        done += n;
+    }
+    if (nbi) {
+        if (tmp)
+            defer_close(e, tmp);
+        return;
+    }
+    wait_posted(e);
+    if (out != dst)
+        memcpy(dst, out, len);
+    if (tmp)
+        lclose(tmp);
+}
+
 void shmemi_ofi_get(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, void *dst, size_t len, int pe, int nbi) {
     struct ofi_ep *e = ep_of(ctx);
     if (staged(s)) { /* (complete at return, nbi or not) */
@@ -857,6 +1136,10 @@ void shmemi_ofi_get(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, void *dst
     }
     int si = seg_index(s);
     uint64_t raddr = net.base[si][pe] + off, key = net.key[si][pe];
+    if (SHMEMI_UNLIKELY(net.mr_local)) {
+        get_local(e, raddr, key, dst, len, pe, nbi);
+        return;
+    }
     if (!nbi && len <= net.max_msg) {
         struct op_done d = {.left = 1};
         struct iovec iov = {.iov_base = dst, .iov_len = len};
@@ -888,7 +1171,7 @@ static uint64_t native_amo(struct ofi_ep *e, int op, int si, size_t off, uint64_
     uint64_t raddr = net.base[si][pe] + off, key = net.key[si][pe];
     if (op == SHMEMI_AMO_INC || op == SHMEMI_AMO_FETCH_INC)
         value = 1;
-    union {
+    union word {
         uint64_t u64;
         uint32_t u32;
     } v, c, r = {0};
@@ -899,6 +1182,19 @@ static uint64_t native_amo(struct ofi_ep *e, int op, int si, size_t off, uint64_
         v.u32 = (uint32_t)value;
         c.u32 = (uint32_t)cond;
     }
+    union word *vp = &v, *cp = &c, *rp = &r; /* operands and result: on this stack, or registered (mr_local) */
+    void *desc = NULL;
+    if (SHMEMI_UNLIKELY(net.mr_local)) {
+        struct scratch *sc = scratch();
+        vp = (union word *)(void *)sc->buf;
+        cp = vp + 1;
+        rp = vp + 2;
+        *vp = v;
+        *cp = c;
+        *rp = r;
+        desc = sc->desc;
+        lcheck(vp, 3 * sizeof *vp, desc, "shmem atomic (libfabric transport)");
+    }
     switch (amo_map[op].kind) {
     case K_WRITE:
         mark_dirty(e, pe);
@@ -906,20 +1202,20 @@ static uint64_t native_amo(struct ofi_ep *e, int op, int si, size_t off, uint64_
         if (size <= net.inject)
             POST(e, fi_inject_atomic(e->ep, &v, 1, net.addr[pe], raddr, key, dt, amo_map[op].op), "fi_inject_atomic");
         else {
-            POST(e, fi_atomic(e->ep, &v, 1, NULL, net.addr[pe], raddr, key, dt, amo_map[op].op, NULL), "fi_atomic");
+            POST(e, fi_atomic(e->ep, vp, 1, desc, net.addr[pe], raddr, key, dt, amo_map[op].op, NULL), "fi_atomic");
             wait_posted(e); /* the operand lives on this stack */
         }
         return 0;
     case K_FETCH:
-        POST(e, fi_fetch_atomic(e->ep, &v, 1, NULL, &r, NULL, net.addr[pe], raddr, key, dt, amo_map[op].op, NULL),
+        POST(e, fi_fetch_atomic(e->ep, vp, 1, desc, rp, desc, net.addr[pe], raddr, key, dt, amo_map[op].op, NULL),
              "fi_fetch_atomic");
         break;
     default:
-        POST(e, fi_compare_atomic(e->ep, &v, 1, NULL, &c, NULL, &r, NULL, net.addr[pe], raddr, key, dt, FI_CSWAP, NULL),
+        POST(e, fi_compare_atomic(e->ep, vp, 1, desc, cp, desc, rp, desc, net.addr[pe], raddr, key, dt, FI_CSWAP, NULL),
              "fi_compare_atomic");
     }
     wait_posted(e);
-    return size == 8 ? r.u64 : r.u32;
+    return size == 8 ? rp->u64 : rp->u32;
 }
 
 static uint64_t apply(int op, uint64_t old, uint64_t value, size_t size) {
@@ -1133,8 +1429,13 @@ static void ep_close(struct ofi_ep *e) {
     if (e->sbufs) { /* sends in flight read their buffers */
         for (int k = 0; k < AM_NSEND; k++)
             wait_op(e, &e->sbufs[k].d);
+        if (e->sbufs[0].mr)
+            lclose(e->sbufs[0].mr);
         free(e->sbufs);
     }
+    if (e->ntmp) /* (after a quiet: nothing left in flight) */
+        wait_release(e);
+    free(e->tmp);
     free(e->dirty);
     free(e->dirty_list);
     if (e->ep)
@@ -1380,14 +1681,14 @@ static int queue_can_sleep(void) {
     return ok;
 }
 
-static struct fi_info *hints_for(uint64_t caps, const char *want) {
+static struct fi_info *hints_for(uint64_t caps, const char *want, int mr_local) {
     struct fi_info *h = fi_allocinfo();
     if (!h)
         return NULL;
     h->caps = caps;
     h->mode = FI_CONTEXT;
     h->ep_attr->type = FI_EP_RDM;
-    h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | (mr_local ? FI_MR_LOCAL : 0);
     if (net.hmem) { /* only GPU segments are registered as GPU memory; local buffers stay host memory */
         h->caps |= FI_HMEM;
         h->domain_attr->mr_mode |= FI_MR_HMEM;
@@ -1403,10 +1704,11 @@ static struct fi_info *hints_for(uint64_t caps, const char *want) {
     return h;
 }
 
-/* Finds a provider; when none fits, says which capability the named provider lacks. */
-static int pick_provider(const char *want, char *err, size_t errlen) {
+/* pick_provider without (mr_local 0: returns 1 when there is none) or with FI_MR_LOCAL allowed (mr_local 1: when none
+ * fits, says which capability the named provider lacks and returns -1) */
+static int pick_provider_as(const char *want, int mr_local, char *err, size_t errlen) {
     struct fi_info *h =
-        hints_for(FI_RMA | FI_ATOMIC | FI_MSG | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE, want);
+        hints_for(FI_RMA | FI_ATOMIC | FI_MSG | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE, want, mr_local);
     if (!h)
         return snprintf(err, errlen, "libfabric transport: out of memory"), -1;
     int rc = fi_getinfo(OFI_VERSION, NULL, NULL, 0, h, &net.info);
@@ -1436,6 +1738,10 @@ static int pick_provider(const char *want, char *err, size_t errlen) {
         }
         fi_freeinfo(net.info);
         net.info = pick;
+        if (!pick && !mr_local) {
+            fi_freeinfo(h);
+            return 1;
+        }
         if (!pick) {
             snprintf(err, errlen, "libfabric transport: SHMEM_OFI_DOMAIN=%s is not a domain of provider %s (it has:%s)",
                      shmemi_env.ofi_domain, *want ? want : "(any)", names);
@@ -1443,9 +1749,9 @@ static int pick_provider(const char *want, char *err, size_t errlen) {
             return -1;
         }
     }
-    if (rc == 0 && net.info) {
+    if ((rc == 0 && net.info) || !mr_local) {
         fi_freeinfo(h);
-        return 0;
+        return rc == 0 && net.info ? 0 : 1;
     }
     const char *prov = *want ? want : "(any)";
     /* diagnose: which of the requirements fails? */
@@ -1459,8 +1765,8 @@ static int pick_provider(const char *want, char *err, size_t errlen) {
         {FI_RMA, 1, "has no one-sided transfers (FI_RMA) on reliable datagram endpoints"},
         {FI_RMA | FI_MSG, 1, "has neither fabric atomics (FI_ATOMIC) nor messages (FI_MSG)"},
     };
-    const char *lack = "does not offer what gshmem needs (FI_EP_RDM, FI_RMA, FI_ATOMIC or ordered FI_MSG, no local "
-                       "registration)";
+    const char *lack = "does not offer what gshmem needs (FI_EP_RDM, FI_RMA, FI_ATOMIC or ordered FI_MSG, memory "
+                       "registration without FI_MR_ENDPOINT)";
     for (size_t i = 0; i < sizeof probe / sizeof probe[0]; i++) {
         struct fi_info *p = fi_allocinfo(), *got = NULL;
         if (!p)
@@ -1468,7 +1774,7 @@ static int pick_provider(const char *want, char *err, size_t errlen) {
         p->caps = probe[i].caps;
         if (probe[i].rdm)
             p->ep_attr->type = FI_EP_RDM;
-        p->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+        p->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_LOCAL;
         if (*want)
             p->fabric_attr->prov_name = strdup(want);
         if (*shmemi_env.ofi_domain)
@@ -1488,6 +1794,13 @@ static int pick_provider(const char *want, char *err, size_t errlen) {
              prov, *shmemi_env.ofi_domain ? " on domain " : "", shmemi_env.ofi_domain, lack, fi_strerror(-rc));
     fi_freeinfo(h);
     return -1;
+}
+
+/* Finds a provider: first one that leaves local buffers alone, else one that needs them registered (FI_MR_LOCAL:
+ * verbs, efa). When none fits, says which capability the named provider lacks. */
+static int pick_provider(const char *want, char *err, size_t errlen) {
+    int rc = pick_provider_as(want, 0, err, errlen);
+    return rc == 1 ? pick_provider_as(want, 1, err, errlen) : rc;
 }
 
 static void check_atomics(void) {
@@ -1519,8 +1832,11 @@ static int am_pinned, get_pool_pinned;
  * are copied from them into GPU memory) and the get answers' send buffers. Unpinned they still work, slower. */
 static void stage_pin(void) {
     get_pool = pages_alloc(GET_POOL * sizeof *get_pool, &get_pool_bytes);
-    for (int k = 0; get_pool && k < GET_POOL; k++)
+    struct fid_mr *mr = get_pool && net.mr_local ? lreg(get_pool, get_pool_bytes, FI_SEND, "shmem_init") : NULL;
+    for (int k = 0; get_pool && k < GET_POOL; k++) {
+        get_pool[k].mr = mr;
         get_free[get_nfree++] = &get_pool[k];
+    }
     if (!shmemi_gtl || !shmemi_gtl->host_register)
         return;
     am_pinned = !shmemi_gtl->host_register(net.am_bufs, am_bufs_bytes);
@@ -1535,6 +1851,8 @@ static void stage_unpin(void) {
         shmemi_fatal("shmem_finalize", "the GPU driver (%s) cannot unpin the network's staging buffers",
                      shmemi_gtl->name);
     am_pinned = get_pool_pinned = 0;
+    if (get_pool && get_pool[0].mr)
+        lclose(get_pool[0].mr);
     if (get_pool)
         munmap(get_pool, get_pool_bytes);
     get_pool = NULL;
@@ -1551,8 +1869,17 @@ static int am_setup(const struct fi_info *i, char *err, size_t errlen) {
         snprintf(err, errlen, "libfabric transport: out of memory");
         return -1;
     }
+    int rc;
+    if (net.mr_local &&
+        (rc = fi_mr_reg(net.domain, net.am_bufs, am_bufs_bytes, FI_RECV, 0, net.tmp_key++, 0, &net.am_mr, NULL))) {
+        snprintf(err, errlen, "libfabric transport: cannot register receive buffers with provider %s: %s",
+                 i->fabric_attr->prov_name, fi_strerror(-rc));
+        return -1;
+    }
+    if (net.am_mr)
+        lrec_add(net.am_bufs, am_bufs_bytes, net.am_mr);
     for (int k = 0; k < AM_NBUF; k++) {
-        int rc = am_post(&net.ep0, &net.am_bufs[k]);
+        rc = am_post(&net.ep0, &net.am_bufs[k]);
         if (rc) {
             snprintf(err, errlen, "libfabric transport: cannot post receive buffers on provider %s: %s",
                      i->fabric_attr->prov_name, fi_strerror(-rc));
@@ -1634,13 +1961,9 @@ int shmemi_ofi_init(char *err, size_t errlen) {
         }
     }
     struct fi_info *i = net.info;
-    if (i->domain_attr->mr_mode & FI_MR_LOCAL) {
-        snprintf(err, errlen,
-                 "libfabric transport: provider %s needs local buffers registered (FI_MR_LOCAL), which gshmem does "
-                 "not do yet; pick another with SHMEM_OFI_PROVIDER (tcp, sockets)",
-                 i->fabric_attr->prov_name);
-        return -1;
-    }
+    net.mr_local = (i->domain_attr->mr_mode & FI_MR_LOCAL) || shmemi_env.ofi_mr_local;
+    net.tmp_key = (uint64_t)NSEG + 1; /* (the segments' requested keys are 1..NSEG) */
+    net_gen++;
     net.max_msg = i->ep_attr->max_msg_size ? i->ep_attr->max_msg_size : ((size_t)1 << 30);
     if (net.max_msg > ((size_t)1 << 30))
         net.max_msg = (size_t)1 << 30;
@@ -1702,14 +2025,20 @@ int shmemi_ofi_init(char *err, size_t errlen) {
             reg_gpu_seg(s, si, i, &mine);
             continue;
         }
-        if ((rc = fi_mr_reg(net.domain, s->base, s->map_size, FI_REMOTE_READ | FI_REMOTE_WRITE, 0, (uint64_t)si + 1, 0,
-                            &net.mr[si], NULL))) {
+        uint64_t local = net.mr_local ? FI_READ | FI_WRITE | FI_SEND | FI_RECV : 0;
+        if ((rc = fi_mr_reg(net.domain, s->base, s->map_size, FI_REMOTE_READ | FI_REMOTE_WRITE | local, 0,
+                            (uint64_t)si + 1, 0, &net.mr[si], NULL))) {
             snprintf(err, errlen, "libfabric transport: cannot register the %s (%zu bytes) with provider %s: %s",
                      s->name, s->map_size, i->fabric_attr->prov_name, fi_strerror(-rc));
             return -1;
         }
         mine.key[si] = fi_mr_key(net.mr[si]);
         mine.base[si] = (i->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)s->base : 0;
+        if (net.mr_local) {
+            net.lbase[si] = s->base;
+            net.llen[si] = s->map_size;
+            lrec_add(s->base, s->map_size, net.mr[si]);
+        }
     }
     struct ofi_card *all = calloc((size_t)n, sizeof *all);
     net.addr = calloc((size_t)n, sizeof *net.addr);
@@ -1759,11 +2088,14 @@ int shmemi_ofi_init(char *err, size_t errlen) {
         }
     }
     free(all);
-    snprintf(net.desc, sizeof net.desc, "%s on %s (max message %zu B, inject %zu B, %s atomics)",
+    snprintf(net.desc, sizeof net.desc, "%s on %s (max message %zu B, inject %zu B, %s atomics%s)",
              i->fabric_attr->prov_name, i->domain_attr->name, net.max_msg, net.inject,
              net.am                                ? "message"
              : net.amo_ok[1][SHMEMI_AMO_FETCH_ADD] ? "native"
-                                                   : "emulated");
+                                                   : "emulated",
+             !net.mr_local                             ? ""
+             : (i->domain_attr->mr_mode & FI_MR_LOCAL) ? ", local buffers registered (FI_MR_LOCAL)"
+                                                       : ", local buffers registered (SHMEM_OFI_MR_LOCAL)");
 
     if (shmemi_env.ofi_progress) {
         if (fi_control(&net.ep0.cq->fid, FI_GETWAIT, &net.wait_fd))
@@ -1807,15 +2139,22 @@ void shmemi_ofi_fini(void) {
     pthread_mutex_unlock(&ctx_eps_lock);
     ep_close(&net.ep0);
     stage_unpin();
+    scratch_close_all();
+    if (net.am_mr)
+        lclose(net.am_mr);
+    net.am_mr = NULL;
     if (net.am_bufs)
         munmap(net.am_bufs, am_bufs_bytes);
     net.am_bufs = NULL;
     am_nlater = 0;
     net.am = net.stage = 0;
     for (int si = 0; si < NSEG; si++) {
-        if (net.mr[si])
+        if (net.mr[si] && net.lbase[si])
+            lclose(net.mr[si]);
+        else if (net.mr[si])
             fi_close(&net.mr[si]->fid);
         net.mr[si] = NULL;
+        net.lbase[si] = NULL;
         free(net.key[si]);
         free(net.base[si]);
         net.key[si] = net.base[si] = NULL;
