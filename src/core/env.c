@@ -219,6 +219,9 @@ int shmemi_env_read(char *err, size_t errlen) {
         if (s && parse_row(&rows[i], s, err, errlen))
             return -1;
     }
+    if (shmemi_env.ofi_stall_timeout < -1)
+        return errf(err, errlen, "SHMEM_OFI_STALL_TIMEOUT=%d is not valid: expected seconds, 0 (never) or -1 (auto)",
+                    shmemi_env.ofi_stall_timeout);
     if (shmemi_env.wait_spin < -1 || shmemi_env.wait_yield < 0)
         return errf(err, errlen, "SHMEM_WAIT_SPIN must be -1 (auto) or >= 0 and SHMEM_WAIT_YIELD >= 0");
     if (strcmp(shmemi_env.transport, "auto") && strcmp(shmemi_env.transport, "shm") &&

@@ -329,16 +329,75 @@ static void backoff(unsigned long *spins) {
     }
 }
 
+static uint64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A loop waiting on the provider (a post it keeps refusing with -FI_EAGAIN, a completion that does not come) that
+ * goes on for SHMEM_OFI_STALL_TIMEOUT seconds ends the job with a message instead of hanging: a provider that
+ * cannot reach a peer (udp;ofi_rxd here never sends anything) or a peer gone wrong. It warns once after 10 s. Every
+ * peer serves requests within milliseconds when it has a progress thread, so the default (-1) waits 120 s then, and
+ * forever without one (a peer outside the library serves nothing until it calls in). The clock is read every 256
+ * turns only. */
+struct stall {
+    uint64_t t0;
+    uint32_t n;
+    int warned;
+};
+
+static int stall_limit(void) {
+    int s = shmemi_env.ofi_stall_timeout;
+    return s >= 0 ? s : shmemi_env.ofi_progress ? 120 : 0;
+}
+
+static void stall_check(struct stall *s, const char *what, int pe, int refused) {
+    if (SHMEMI_LIKELY(++s->n & 255))
+        return;
+    int limit = stall_limit();
+    if (!limit)
+        return;
+    uint64_t t = mono_ns();
+    if (!s->t0) {
+        s->t0 = t;
+        return;
+    }
+    uint64_t secs = (t - s->t0) / 1000000000u;
+    char whom[48] = "";
+    if (pe >= 0)
+        snprintf(whom, sizeof whom, " (PE %d)", pe);
+    const char *why = refused ? "the provider refuses every new operation (-FI_EAGAIN)"
+                              : "an operation on the network has not completed";
+    if (secs >= (uint64_t)limit)
+        shmemi_fatal(
+            "shmem (libfabric transport)",
+            "%s: no progress for %d s on libfabric provider %s%s: %s. A peer may have stopped or be unreachable "
+            "from here, or the provider does not work on this network (pick another with "
+            "SHMEM_OFI_PROVIDER); SHMEM_OFI_STALL_TIMEOUT sets this limit in seconds (0: wait forever)",
+            what, limit, net.info->fabric_attr->prov_name, whom, why);
+    if (secs >= 10 && limit > 10 && !s->warned) {
+        s->warned = 1;
+        fprintf(stderr,
+                "gshmem: PE %d: shmem (libfabric transport): %s: no progress for 10 s on libfabric provider %s%s: %s; "
+                "still waiting (the job "
+                "stops after %d s: SHMEM_OFI_STALL_TIMEOUT)\n",
+                shmemi_rt.my_pe, what, net.info->fabric_attr->prov_name, whom, why, limit);
+    }
+}
+
 static void wait_posted(struct ofi_ep *e) {
     unsigned long spins = 0;
     if (all_done(e))
         return;
+    struct stall st = {0};
     shmemi_ofi_driving(SHMEMI_DRIVE_START);
     while (!all_done(e)) {
         if ((spins & 63) == 63) /* (reading the error count drives the provider again: not every turn) */
             check_errors(e, 0);
         drive(e);
         backoff(&spins);
+        stall_check(&st, "waiting for transfers to complete", -1, 0);
     }
     shmemi_ofi_driving(SHMEMI_DRIVE_STOP);
 }
@@ -347,10 +406,12 @@ static void wait_op(struct ofi_ep *e, struct op_done *d) {
     unsigned long spins = 0;
     if (!__atomic_load_n(&d->left, __ATOMIC_ACQUIRE))
         return;
+    struct stall st = {0};
     shmemi_ofi_driving(SHMEMI_DRIVE_START);
     while (__atomic_load_n(&d->left, __ATOMIC_ACQUIRE)) {
         drive(e); /* (a failed operation leaves an error entry on the queue: drive reports it) */
         backoff(&spins);
+        stall_check(&st, "waiting for a transfer to complete", -1, 0);
     }
     shmemi_ofi_driving(SHMEMI_DRIVE_STOP);
 }
@@ -360,11 +421,13 @@ static void wait_op(struct ofi_ep *e, struct op_done *d) {
     do {                                                                                                               \
         ssize_t rc_;                                                                                                   \
         unsigned long n_ = 0;                                                                                          \
+        struct stall st_ = {0};                                                                                        \
         __atomic_fetch_add(&(e)->posted, 1, __ATOMIC_SEQ_CST); /* before: see wait_posted */                           \
         while ((rc_ = (call)) == -FI_EAGAIN) {                                                                         \
             drive(e);                                                                                                  \
             if (++n_ > 64)                                                                                             \
                 sched_yield();                                                                                         \
+            stall_check(&st_, what, -1, 1);                                                                            \
         }                                                                                                              \
         if (rc_)                                                                                                       \
             ofi_fatal(what, (int)rc_);                                                                                 \
@@ -604,6 +667,7 @@ static int am_ours(const void *ctx) {
 static void am_send_len(struct ofi_ep *e, int pe, const struct am_msg *m, size_t len, int in_handler) {
     ssize_t rc;
     unsigned long n = 0;
+    struct stall st = {0};
     while ((rc = fi_inject(e->ep, m, len, net.addr[pe])) == -FI_EAGAIN) {
         if (in_handler)
             (void)fi_cntr_read(e->cntr); /* progress without taking messages (we hold am_lock) */
@@ -611,6 +675,7 @@ static void am_send_len(struct ofi_ep *e, int pe, const struct am_msg *m, size_t
             drive(e);
         if (++n > 64)
             sched_yield();
+        stall_check(&st, "fi_inject (atomic message)", pe, 1);
     }
     if (rc)
         ofi_fatal("fi_inject (atomic message)", (int)rc);
@@ -634,8 +699,11 @@ static int am_post(struct ofi_ep *e, struct am_rbuf *b) {
     if (SHMEMI_UNLIKELY(net.mr_local))
         lcheck(iov.iov_base, iov.iov_len, desc, "shmem (libfabric transport, receive buffers)");
     ssize_t rc;
-    while ((rc = fi_recvmsg(e->ep, &msg, FI_COMPLETION)) == -FI_EAGAIN)
+    struct stall st = {0};
+    while ((rc = fi_recvmsg(e->ep, &msg, FI_COMPLETION)) == -FI_EAGAIN) {
         (void)fi_cntr_read(e->cntr);
+        stall_check(&st, "fi_recvmsg (receive buffers)", -1, 1);
+    }
     return (int)rc;
 }
 
@@ -686,6 +754,7 @@ static void am_send_putsig(struct ofi_ep *e, int pe, const struct am_msg *m, con
     /* a free send buffer: the next in turn, once its previous send completed (another thread may take it first) */
     struct am_sbuf *sb, *ring = __atomic_load_n(&e->sbufs, __ATOMIC_ACQUIRE);
     unsigned long spins = 0;
+    struct stall st = {0};
     if (!ring) { /* first use: threads sharing the endpoint may race; one allocation wins */
         struct am_sbuf *fresh = calloc(AM_NSEND, sizeof *fresh);
         if (!fresh)
@@ -708,6 +777,7 @@ static void am_send_putsig(struct ofi_ep *e, int pe, const struct am_msg *m, con
             break;
         drive(e);
         backoff(&spins);
+        stall_check(&st, "waiting for a send buffer", pe, 0);
     }
     sb->m = *m;
     memcpy(sb->data, src, len);
@@ -718,9 +788,11 @@ static void am_send_putsig(struct ofi_ep *e, int pe, const struct am_msg *m, con
         lcheck(iov.iov_base, iov.iov_len, desc, "shmem_put_signal (libfabric transport)");
     ssize_t rc;
     spins = 0;
+    st = (struct stall){0};
     while ((rc = fi_sendmsg(e->ep, &msg, FI_COMPLETION | FI_INJECT_COMPLETE)) == -FI_EAGAIN) {
         drive(e);
         backoff(&spins);
+        stall_check(&st, "fi_sendmsg (put with signal)", pe, 1);
     }
     if (rc)
         ofi_fatal("fi_sendmsg (put with signal)", (int)rc);
@@ -796,10 +868,12 @@ static void am_get(struct ofi_ep *e, const struct am_msg *m) {
         lcheck(iov.iov_base, iov.iov_len, desc, "shmem_get (libfabric transport, staged GPU data)");
     ssize_t rc;
     unsigned long n = 0;
+    struct stall st = {0};
     while ((rc = fi_sendmsg(e->ep, &msg, FI_COMPLETION)) == -FI_EAGAIN) {
         (void)fi_cntr_read(e->cntr); /* progress without taking messages (we hold am_lock) */
         if (++n > 64)
             sched_yield();
+        stall_check(&st, "fi_sendmsg (staged get answer)", (int)m->from, 1);
     }
     if (rc)
         ofi_fatal("fi_sendmsg (staged get)", (int)rc);
@@ -844,6 +918,7 @@ static void am_wait_for(struct ofi_ep *e, struct am_slot *slot, uint32_t most) {
     unsigned long spins = 0;
     if (__atomic_load_n(&slot->left, __ATOMIC_ACQUIRE) <= most)
         return;
+    struct stall st = {0};
     shmemi_ofi_driving(SHMEMI_DRIVE_START);
     while (__atomic_load_n(&slot->left, __ATOMIC_ACQUIRE) > most) {
         drive(&net.ep0); /* replies come to endpoint 0, whichever endpoint sent the request */
@@ -852,6 +927,7 @@ static void am_wait_for(struct ofi_ep *e, struct am_slot *slot, uint32_t most) {
         if ((spins & 63) == 63)
             check_errors(e, 0);
         backoff(&spins);
+        stall_check(&st, "waiting for a peer's answer", -1, 0);
     }
     shmemi_ofi_driving(SHMEMI_DRIVE_STOP);
 }
@@ -1324,12 +1400,6 @@ static struct {
     int done;         /* calibration finished (served may still be 0: unfit) */
     uint64_t ns0, t0; /* clock and counter at start-up */
 } tick_cal;
-
-static uint64_t mono_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void ticks_start(void) {
     tick_cal.served = 0;
