@@ -222,6 +222,11 @@ int shmemi_env_read(char *err, size_t errlen) {
     if (shmemi_env.ofi_stall_timeout < -1)
         return errf(err, errlen, "SHMEM_OFI_STALL_TIMEOUT=%d is not valid: expected seconds, 0 (never) or -1 (auto)",
                     shmemi_env.ofi_stall_timeout);
+    if (shmemi_env.ofi_ctx_ep < -1 || shmemi_env.ofi_ctx_ep > 1)
+        return errf(err, errlen,
+                    "SHMEM_OFI_CTX_ENDPOINTS=%d is not valid: expected 1 (own endpoints), 0 (shared) or -1 "
+                    "(auto)",
+                    shmemi_env.ofi_ctx_ep);
     if (shmemi_env.wait_spin < -1 || shmemi_env.wait_yield < 0)
         return errf(err, errlen, "SHMEM_WAIT_SPIN must be -1 (auto) or >= 0 and SHMEM_WAIT_YIELD >= 0");
     if (strcmp(shmemi_env.transport, "auto") && strcmp(shmemi_env.transport, "shm") &&

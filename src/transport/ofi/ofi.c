@@ -1,3 +1,4 @@
+
 /* ofi.c - the libfabric transport (see ofi.h for the design in brief and docs/transport.md for the reasons). */
 #include <errno.h>
 #include <limits.h>
@@ -299,6 +300,16 @@ static int drive(struct ofi_ep *e) {
     return n > 0 ? (int)n : 0;
 }
 
+/* Drives e from a wait loop (turn n of it). While a thread of this PE waits, the progress thread stands down, so one
+ * waiting on a private context's endpoint drives endpoint 0 too, every few turns: peers' requests and new connections
+ * arrive there, its own endpoints' included (rxm connects a private endpoint to endpoint 0 of the target, this PE's
+ * own for an operation on itself, and waits for that endpoint to accept). */
+static inline void drive_waiting(struct ofi_ep *e, unsigned long n) {
+    drive(e);
+    if (e != &net.ep0 && !(n & 3))
+        drive(&net.ep0);
+}
+
 /* Waits until every operation posted on e so far has completed (remote completion: delivery-complete semantics).
  * Completions come out of order, so with threads sharing the endpoint "counter >= what was posted when I began" could
  * count a later operation of another thread in place of mine. Instead: `posted` is raised before each post, and all is
@@ -395,7 +406,7 @@ static void wait_posted(struct ofi_ep *e) {
     while (!all_done(e)) {
         if ((spins & 63) == 63) /* (reading the error count drives the provider again: not every turn) */
             check_errors(e, 0);
-        drive(e);
+        drive_waiting(e, spins);
         backoff(&spins);
         stall_check(&st, "waiting for transfers to complete", -1, 0);
     }
@@ -409,7 +420,7 @@ static void wait_op(struct ofi_ep *e, struct op_done *d) {
     struct stall st = {0};
     shmemi_ofi_driving(SHMEMI_DRIVE_START);
     while (__atomic_load_n(&d->left, __ATOMIC_ACQUIRE)) {
-        drive(e); /* (a failed operation leaves an error entry on the queue: drive reports it) */
+        drive_waiting(e, spins); /* (a failed operation leaves an error entry on the queue: drive reports it) */
         backoff(&spins);
         stall_check(&st, "waiting for a transfer to complete", -1, 0);
     }
@@ -424,7 +435,7 @@ static void wait_op(struct ofi_ep *e, struct op_done *d) {
         struct stall st_ = {0};                                                                                        \
         __atomic_fetch_add(&(e)->posted, 1, __ATOMIC_SEQ_CST); /* before: see wait_posted */                           \
         while ((rc_ = (call)) == -FI_EAGAIN) {                                                                         \
-            drive(e);                                                                                                  \
+            drive_waiting(e, n_);                                                                                      \
             if (++n_ > 64)                                                                                             \
                 sched_yield();                                                                                         \
             stall_check(&st_, what, -1, 1);                                                                            \
@@ -672,7 +683,7 @@ static void am_send_len(struct ofi_ep *e, int pe, const struct am_msg *m, size_t
         if (in_handler)
             (void)fi_cntr_read(e->cntr); /* progress without taking messages (we hold am_lock) */
         else
-            drive(e);
+            drive_waiting(e, n);
         if (++n > 64)
             sched_yield();
         stall_check(&st, "fi_inject (atomic message)", pe, 1);
@@ -775,7 +786,7 @@ static void am_send_putsig(struct ofi_ep *e, int pe, const struct am_msg *m, con
         uint32_t free_ = 0;
         if (__atomic_compare_exchange_n(&sb->d.left, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
             break;
-        drive(e);
+        drive_waiting(e, spins);
         backoff(&spins);
         stall_check(&st, "waiting for a send buffer", pe, 0);
     }
@@ -790,7 +801,7 @@ static void am_send_putsig(struct ofi_ep *e, int pe, const struct am_msg *m, con
     spins = 0;
     st = (struct stall){0};
     while ((rc = fi_sendmsg(e->ep, &msg, FI_COMPLETION | FI_INJECT_COMPLETE)) == -FI_EAGAIN) {
-        drive(e);
+        drive_waiting(e, spins);
         backoff(&spins);
         stall_check(&st, "fi_sendmsg (put with signal)", pe, 1);
     }
@@ -1518,19 +1529,20 @@ static void ep_close(struct ofi_ep *e) {
 }
 
 /* A SHMEM_CTX_PRIVATE context gets an endpoint of its own (its own completion queue and counter, no wait
- * descriptor: its one thread drives it while it waits), so threads with private contexts do not take turns on
- * endpoint 0's lock. Peers do not know its address in advance; the provider learns it at the first connection.
- * Other contexts may be used by several threads at once and share endpoint 0.
- * Not on rxm (tcp;ofi_rxm in libfabric 1.17): the first operation from a second endpoint of a process never
- * completes, whether that endpoint shares endpoint 0's address vector or has its own with every peer in it
- * (fc_ctx hangs; net passes the same tests). Contexts share endpoint 0 there. */
+ * descriptor: its one thread drives it while it waits, endpoint 0 too: see drive_waiting), so threads with private
+ * contexts do not take turns on endpoint 0's lock. Peers do not know its address in advance; the provider learns it
+ * at the first connection. Other contexts may be used by several threads at once and share endpoint 0.
+ * By default not on rxm (tcp;ofi_rxm, verbs;ofi_rxm): there each endpoint is progressed apart, so a waiting thread
+ * drives two, and private endpoints measured slower over tcp on 2 cores (fetch-add + put, 1-2 threads per PE:
+ * 0.77-0.81x; puts with a quiet every 16, 1-4 threads: 0.85-0.89x), where over net they were 1.07-1.33x for puts.
+ * SHMEM_OFI_CTX_ENDPOINTS=1 gives them there too. */
 static pthread_mutex_t ctx_eps_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ofi_ep *ctx_eps[64]; /* private endpoints alive (quiet_all and finalize reach them) */
 
 void shmemi_ofi_ctx_create(struct gshmem_ctx *c) {
     c->net = NULL;
     if (!shmemi_ofi_up || !(c->options & SHMEM_CTX_PRIVATE) || !shmemi_env.ofi_ctx_ep ||
-        strstr(net.info->fabric_attr->prov_name, "ofi_rxm"))
+        (shmemi_env.ofi_ctx_ep < 0 && strstr(net.info->fabric_attr->prov_name, "ofi_rxm")))
         return;
     struct ofi_ep *e = calloc(1, sizeof *e);
     char err[256];
