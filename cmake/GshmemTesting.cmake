@@ -29,12 +29,14 @@ function(gshmem_add_pe_test name exe)
     if(GSHMEM_OFI_NET)
       set(split_prov net)
     endif()
+    # ofishm_*: 2 and 3 PEs over libfabric's own shared-memory provider (shm), the one a single-node libfabric job gets.
     # mrlocal_*: 2 PEs over tcp (rxm: fabric atomics) and 3 over net (atomics as messages) with every local buffer
     # registered and checked, as providers that need it (FI_MR_LOCAL: verbs, efa) are served.
     foreach(variant "ofi;tcp;1;8;GSHMEM_OFI_FOUND;SHMEM_TRANSPORT=ofi"
                     "ofinet;net;1;4;GSHMEM_OFI_NET;SHMEM_TRANSPORT=ofi"
                     "split;tcp;3;3;GSHMEM_OFI_FOUND;SHMEM_TEST_NODE_SIZE=2"
                     "split;${split_prov};4;4;GSHMEM_OFI_FOUND;SHMEM_TEST_NODE_SIZE=2"
+                    "ofishm;shm;2;3;GSHMEM_OFI_FOUND;SHMEM_TRANSPORT=ofi"
                     "mrlocal;tcp;2;2;GSHMEM_OFI_FOUND;SHMEM_TRANSPORT=ofi,SHMEM_OFI_MR_LOCAL=1"
                     "mrlocal;${split_prov};3;3;GSHMEM_OFI_FOUND;SHMEM_TRANSPORT=ofi,SHMEM_OFI_MR_LOCAL=1")
       list(GET variant 0 prefix)
@@ -45,10 +47,14 @@ function(gshmem_add_pe_test name exe)
       list(GET variant 5 layout)
       string(REPLACE "," ";" layout "${layout}")
       if(${enabled} AND NOT A_LOCAL_ONLY AND np GREATER_EQUAL ${minnp} AND np LESS_EQUAL ${maxnp})
+        set(domain SHMEM_OFI_DOMAIN=lo)
+        if(prov STREQUAL "shm")
+          set(domain) # (its one domain is named shm)
+        endif()
         add_test(NAME ${prefix}_${name}_np${np} COMMAND $<TARGET_FILE:oshrun> -np ${np} $<TARGET_FILE:${exe}> ${A_ARGS})
         set_tests_properties(${prefix}_${name}_np${np} PROPERTIES TIMEOUT ${A_TIMEOUT} SKIP_RETURN_CODE 77
           PROCESSORS ${np} LABELS "${prefix};${A_LABELS}"
-          ENVIRONMENT "${A_ENV};${layout};SHMEM_OFI_PROVIDER=${prov};SHMEM_OFI_DOMAIN=lo")
+          ENVIRONMENT "${A_ENV};${layout};SHMEM_OFI_PROVIDER=${prov};${domain}")
       endif()
     endforeach()
   endforeach()
