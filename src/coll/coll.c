@@ -10,7 +10,8 @@
 #define COLL_BLOCK 4096 /* bytes reduced/scanned per step of the address-split paths */
 
 struct grp {
-    int start, stride, size, me; /* world PE of member i is start + i * stride; me = this PE's index */
+    int start, stride, size, me; /* world PE of member i is start + i * stride (or pes[i]); me = this PE's index */
+    const int *pes;              /* a team's list of members (see struct gshmem_team), or NULL */
     struct gshmem_team *team;    /* team form: epochs and scratch slots */
     long *psync;                 /* active-set form */
     const char *fn;
@@ -18,11 +19,11 @@ struct grp {
     int dev; /* DEV_DEST, DEV_SRC: the call's dest, source are GPU memory (set by check_bufs) */
 };
 
-static inline int gpe(const struct grp *g, int i) { return g->start + i * g->stride; }
+static inline int gpe(const struct grp *g, int i) { return g->pes ? g->pes[i] : g->start + i * g->stride; }
 
 static struct grp grp_team(shmem_team_t team, const char *fn) {
     struct gshmem_team *t = shmemi_team_check(team, fn);
-    return (struct grp){t->start, t->stride, t->size, t->my_pe, t, NULL, fn, t->net, 0};
+    return (struct grp){t->start, t->stride, t->size, t->my_pe, t->pes, t, NULL, fn, t->net, 0};
 }
 
 static void aset_barrier(const struct grp *g);
@@ -96,7 +97,7 @@ static struct grp grp_aset(int start, int logs, int size, long *psync, const cha
                      start, logs, size);
     if (!psync)
         shmemi_err_null(fn, "pSync");
-    struct grp g = {start, stride, size, d / stride, NULL, psync, fn, 0, 0};
+    struct grp g = {start, stride, size, d / stride, NULL, NULL, psync, fn, 0, 0};
     for (int i = 0; i < size; i++)
         g.net |= !shmemi_rt.ctl[start + i * stride];
     if (size > 1)

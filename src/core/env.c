@@ -237,6 +237,18 @@ int shmemi_env_read(char *err, size_t errlen) {
                     "SHMEM_TEST_NODE_SIZE=%d is not valid: expected 0 (off) or a PE count, with SHMEM_TRANSPORT=auto "
                     "(it is '%s')",
                     shmemi_env.node_size, shmemi_env.transport);
+    if (*shmemi_env.test_nodes) {
+        const char *t = shmemi_env.test_nodes;
+        int ok = strcmp(shmemi_env.transport, "auto") == 0 && shmemi_env.node_size == 0 && *t != ',' &&
+                 t[strlen(t) - 1] != ',' && !strstr(t, ",,");
+        for (; ok && *t; t++)
+            ok = (*t >= '0' && *t <= '9') || *t == ',';
+        if (!ok)
+            return errf(err, errlen,
+                        "SHMEM_TEST_NODES='%s' is not valid: expected comma-separated node numbers (e.g. 0,1,0,1,1), "
+                        "with SHMEM_TRANSPORT=auto and without SHMEM_TEST_NODE_SIZE",
+                        shmemi_env.test_nodes);
+    }
     if (strcmp(shmemi_env.gpu, "auto") && strcmp(shmemi_env.gpu, "cuda") && strcmp(shmemi_env.gpu, "none") &&
         strcmp(shmemi_env.gpu, "emulate"))
         return errf(err, errlen, "SHMEM_GPU='%s' is not valid: expected auto, cuda, none or emulate", shmemi_env.gpu);

@@ -78,6 +78,19 @@ static void gpu_setup(int host_init, const char *fn) {
     shmemi_debug("GPU support on: %s", shmemi_gtl_describe());
 }
 
+/* The pretend node of PE r (SHMEM_TEST_NODE_SIZE blocks, or SHMEM_TEST_NODES' list, repeated) */
+static long test_node(int r) {
+    if (shmemi_env.node_size)
+        return r / shmemi_env.node_size;
+    const char *t = shmemi_env.test_nodes;
+    int n = 1;
+    for (const char *c = t; *c; c++)
+        n += *c == ',';
+    for (int k = r % n; k > 0; k--)
+        t = strchr(t, ',') + 1;
+    return strtol(t, NULL, 10);
+}
+
 static void do_init(int requested, const char *fn) {
     if (shmemi_rt.init_state == 1)
         return; /* repeated initialization is allowed and has no effect */
@@ -104,10 +117,11 @@ static void do_init(int requested, const char *fn) {
     shmemi_rt.local = calloc((size_t)info.size, 1);
     if (!shmemi_rt.local)
         init_fail(fn, "out of memory");
-    int force_net = !strcmp(shmemi_env.transport, "ofi"), block = shmemi_env.node_size;
+    int force_net = !strcmp(shmemi_env.transport, "ofi"), block = shmemi_env.node_size || *shmemi_env.test_nodes;
     for (int i = 0; i < (info.local_ranks ? info.nlocal : info.size); i++) {
         int r = info.local_ranks ? info.local_ranks[i] : i;
-        if (r >= 0 && r < info.size && (!force_net || r == info.rank) && (!block || r / block == info.rank / block))
+        if (r >= 0 && r < info.size && (!force_net || r == info.rank) &&
+            (!block || test_node(r) == test_node(info.rank)))
             shmemi_rt.local[r] = 1;
     }
     shmemi_rt.local[info.rank] = 1;

@@ -63,9 +63,11 @@ struct shmemi_ctl {
     } coll[SHMEMI_MAX_TEAMS];
 };
 
-/* Teams: every team is a strided set of world PEs (strided splits of strided sets stay strided). */
+/* Teams: a strided set of world PEs, or (SHMEM_TEAM_SHARED where the node's PEs are not evenly spaced, and its
+ * splits) an ascending list of them. */
 struct gshmem_team {
-    int start, stride, size; /* world PE of team PE i is start + i * stride */
+    int start, stride, size; /* world PE of team PE i is start + i * stride, unless pes */
+    int *pes;                /* NULL, or world PE of each team PE, ascending (owned by the team) */
     int my_pe;               /* this PE's number in the team */
     int slot;                /* its collective slot in every member's control block */
     int predefined;          /* WORLD, SHARED: never destroyed */
@@ -86,6 +88,7 @@ struct gshmem_ctx {
     struct gshmem_team *team;
     long options;
     int start, stride, size; /* copy of the team's mapping for the RMA path */
+    int *pes;                /* copy of the team's list, if it has one (owned by the context) */
     void *net;               /* its own libfabric endpoint (private contexts), or NULL for endpoint 0 */
 };
 
@@ -159,6 +162,11 @@ static inline char *shmemi_resolve(const void *addr, size_t len, int pe, const c
         shmemi_err_sym(fn, addr, len, pe);
     *seg = s;
     return s->peer[pe] ? s->peer[pe] + *off : NULL;
+}
+
+/* World PE of team PE i (0 <= i < t->size). */
+static inline int shmemi_team_world(const struct gshmem_team *t, int i) {
+    return t->pes ? t->pes[i] : t->start + i * t->stride;
 }
 
 /* PE argument of an RMA/AMO on `ctx` -> world PE (team contexts number PEs within their team). */

@@ -27,10 +27,13 @@ static unsigned char slot_used[SHMEMI_MAX_TEAMS];
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void team_set(struct gshmem_team *t, int start, int stride, int size, int my_pe, int slot, uint64_t base) {
-    t->start = start;
-    t->stride = stride;
+/* pes: NULL for start + i * stride, or the members' world PEs, ascending (the team takes it) */
+static void team_set(struct gshmem_team *t, int start, int stride, int size, int *pes, int my_pe, int slot,
+                     uint64_t base) {
+    t->start = pes ? pes[0] : start;
+    t->stride = pes ? 0 : stride;
     t->size = size;
+    t->pes = pes;
     t->my_pe = my_pe;
     t->slot = slot;
     t->epoch = base;
@@ -38,7 +41,7 @@ static void team_set(struct gshmem_team *t, int start, int stride, int size, int
     t->nctx = 0;
     t->net = 0;
     for (int i = 0; i < size; i++)
-        t->net |= !shmemi_rt.ctl[start + i * stride];
+        t->net |= !shmemi_rt.ctl[shmemi_team_world(t, i)];
     memset(t->sig_goal, 0, sizeof t->sig_goal);
     memset(t->from_goal, 0, sizeof t->from_goal);
     t->nred = 0;
@@ -47,31 +50,49 @@ static void team_set(struct gshmem_team *t, int start, int stride, int size, int
     pthread_mutex_unlock(&slot_lock);
 }
 
+/* A copy of pes[0..n) for another team or a context, or NULL for none */
+static int *pes_copy(const int *pes, int n, const char *fn) {
+    if (!pes)
+        return NULL;
+    int *c = malloc((size_t)n * sizeof *c);
+    if (!c)
+        shmemi_fatal(fn, "out of memory for a team's list of PEs");
+    memcpy(c, pes, (size_t)n * sizeof *c);
+    return c;
+}
+
+/* n world PEs, ascending: NULL if evenly spaced (*start, *stride say how), else a list of them to keep */
+static int *strided_or_list(const int *w, int n, int *start, int *stride, const char *fn) {
+    *start = w[0];
+    *stride = n > 1 ? w[1] - w[0] : 1;
+    for (int i = 2; i < n; i++)
+        if (w[i] - w[i - 1] != *stride)
+            return pes_copy(w, n, fn);
+    return NULL;
+}
+
 void shmemi_teams_init(void) {
     int n = shmemi_rt.n_pes, me = shmemi_rt.my_pe;
+    const char *fn = "shmem_init";
     memset(slot_used, 0, sizeof slot_used);
-    team_set(&gshmem_team_world, 0, 1, n, me, 0, 0);
+    free(gshmem_team_shared.pes); /* (an earlier init's) */
+    free(gshmem_team_device_shared.pes);
+    team_set(&gshmem_team_world, 0, 1, n, NULL, me, 0, 0);
     gshmem_team_world.predefined = 1;
-    /* SHARED: the PEs whose memory this one maps. Teams are strided sets, so node-local PEs that are not evenly
-     * spaced (an unusual launcher mapping) leave SHARED as this PE alone, which is still correct to use. */
-    int first = -1, stride = 0, count = 0, strided = 1, idx = 0;
-    for (int pe = 0; pe < n; pe++) {
-        if (!shmemi_rt.local[pe])
-            continue;
-        if (pe == me)
-            idx = count;
-        if (count == 1)
-            stride = pe - first;
-        else if (count > 1 && pe - (first + (count - 1) * stride) != stride)
-            strided = 0;
-        if (first < 0)
-            first = pe;
-        count++;
-    }
-    if (!strided || count == 1)
-        team_set(&gshmem_team_shared, me, 1, 1, 0, 1, 0);
-    else
-        team_set(&gshmem_team_shared, first, stride, count, idx, 1, 0);
+    /* SHARED: the PEs whose memory this one maps, a list of them where they are not evenly spaced (a launcher mapping
+     * PEs round-robin onto nodes of unequal slots gives that) */
+    int *local = malloc((size_t)n * sizeof *local), count = 0, idx = 0, start, stride;
+    if (!local)
+        shmemi_fatal(fn, "out of memory for SHMEM_TEAM_SHARED");
+    for (int pe = 0; pe < n; pe++)
+        if (shmemi_rt.local[pe]) {
+            if (pe == me)
+                idx = count;
+            local[count++] = pe;
+        }
+    int *pes = strided_or_list(local, count, &start, &stride, fn);
+    free(local);
+    team_set(&gshmem_team_shared, start, stride, count, pes, idx, 1, 0);
     gshmem_team_shared.predefined = 1;
     /* GPU teams: every PE has a GPU when GPU support is on (all PEs agree at init), and a PE maps the GPU heaps of
      * exactly the PEs whose host memory it maps. Their own slots keep their collectives apart from WORLD's. */
@@ -79,15 +100,17 @@ void shmemi_teams_init(void) {
     memset(&gshmem_team_device_shared, 0, sizeof gshmem_team_device_shared);
     gshmem_team_device_world.my_pe = gshmem_team_device_shared.my_pe = -1;
     if (shmemi_rt.gpu) {
-        team_set(&gshmem_team_device_world, 0, 1, n, me, 2, 0);
+        team_set(&gshmem_team_device_world, 0, 1, n, NULL, me, 2, 0);
         team_set(&gshmem_team_device_shared, gshmem_team_shared.start, gshmem_team_shared.stride,
-                 gshmem_team_shared.size, gshmem_team_shared.my_pe, 3, 0);
+                 gshmem_team_shared.size, pes_copy(gshmem_team_shared.pes, gshmem_team_shared.size, fn),
+                 gshmem_team_shared.my_pe, 3, 0);
         gshmem_team_device_world.predefined = gshmem_team_device_shared.predefined = 1;
     }
     gshmem_ctx_default.team = &gshmem_team_world;
     gshmem_ctx_default.start = 0;
     gshmem_ctx_default.stride = 1;
     gshmem_ctx_default.size = n;
+    gshmem_ctx_default.pes = NULL;
 }
 
 static struct gshmem_team *check_team(shmem_team_t team, const char *fn) {
@@ -122,6 +145,19 @@ int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config
 }
 
 static int world_to_team(const struct gshmem_team *t, int w) {
+    if (t->pes) { /* ascending: binary search */
+        int lo = 0, hi = t->size - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) / 2;
+            if (t->pes[mid] == w)
+                return mid;
+            if (t->pes[mid] < w)
+                lo = mid + 1;
+            else
+                hi = mid - 1;
+        }
+        return -1;
+    }
     int d = w - t->start;
     if (t->stride == 0)
         return d == 0 ? 0 : -1;
@@ -134,13 +170,13 @@ static int world_to_team(const struct gshmem_team *t, int w) {
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team) {
     if (!src_team || !dest_team || src_pe < 0 || src_pe >= src_team->size)
         return -1;
-    return world_to_team(dest_team, src_team->start + src_pe * src_team->stride);
+    return world_to_team(dest_team, shmemi_team_world(src_team, src_pe));
 }
 
 void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe) {
     if (!team || pe < 0 || pe >= team->size)
         return NULL;
-    return shmem_ptr(dest, team->start + pe * team->stride);
+    return shmem_ptr(dest, shmemi_team_world(team, pe));
 }
 
 /* Picks `k` slots free on every member of `parent` (collective over parent); returns 0 and fills slots[] and
@@ -226,7 +262,7 @@ struct gshmem_team *shmemi_team_implicit(int start, int stride, int size, int my
     struct gshmem_team *t = calloc(1, sizeof *t);
     if (!t)
         shmemi_fatal(fn, "out of memory for a team object");
-    team_set(t, start, stride, size, my_idx, slot, base);
+    team_set(t, start, stride, size, NULL, my_idx, slot, base);
     return t;
 }
 
@@ -242,7 +278,18 @@ static struct gshmem_team *team_new(const struct gshmem_team *parent, int start,
     struct gshmem_team *t = calloc(1, sizeof *t);
     if (!t)
         shmemi_fatal("shmem_team_split", "out of memory for a team object");
-    team_set(t, parent->start + start * parent->stride, stride * parent->stride, size, my_pe, slot, base);
+    if (!parent->pes) {
+        team_set(t, parent->start + start * parent->stride, stride * parent->stride, size, NULL, my_pe, slot, base);
+    } else { /* members of a listed parent: strided again if they happen to be evenly spaced */
+        int *w = malloc((size_t)size * sizeof *w), wstart, wstride;
+        if (!w)
+            shmemi_fatal("shmem_team_split", "out of memory for a team's list of PEs");
+        for (int i = 0; i < size; i++)
+            w[i] = parent->pes[start + i * stride];
+        int *pes = strided_or_list(w, size, &wstart, &wstride, "shmem_team_split");
+        free(w);
+        team_set(t, wstart, wstride, size, pes, my_pe, slot, base);
+    }
     if (config && (mask & SHMEM_TEAM_NUM_CONTEXTS)) {
         t->config.num_contexts = config->num_contexts;
         t->config_mask = SHMEM_TEAM_NUM_CONTEXTS;
@@ -324,6 +371,7 @@ static void ctx_unlink(struct gshmem_ctx *ctx) {
             *pp = dead->next;
             dead->ctx.team->nctx--;
             shmemi_ofi_ctx_destroy(&dead->ctx);
+            free(dead->ctx.pes);
             free(dead);
             return;
         }
@@ -351,6 +399,7 @@ void shmem_team_destroy(shmem_team_t team) {
     slot_used[team->slot] = SLOT_FREE;
     pthread_mutex_unlock(&slot_lock);
     team->size = 0;
+    free(team->pes);
     free(team);
 }
 
@@ -373,6 +422,7 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx) {
     c->ctx.start = team->start;
     c->ctx.stride = team->stride;
     c->ctx.size = team->size;
+    c->ctx.pes = pes_copy(team->pes, team->size, fn); /* (a private context may outlive its team) */
     shmemi_ofi_ctx_create(&c->ctx);
     pthread_mutex_lock(&ctx_lock);
     c->next = ctx_list;
@@ -431,5 +481,5 @@ int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *fn) {
                      "target PE %d is outside the context's team (PEs of a team context are numbered 0..%d "
                      "within the team); translate it with shmem_team_translate_pe",
                      pe, ctx->size - 1);
-    return ctx->start + pe * ctx->stride;
+    return ctx->pes ? ctx->pes[pe] : ctx->start + pe * ctx->stride;
 }

@@ -206,6 +206,10 @@ static void predefined(void) {
         CHECK(shmem_team_translate_pe(SHMEM_TEAM_WORLD, w, SHMEM_TEAM_SHARED) == j, "SHARED: world %d back", w);
         CHECK(shmem_ptr(heap, w) != NULL, "SHARED: shmem_ptr(heap, world %d) is NULL for a SHARED member", w);
     }
+    for (int w = 0; w < npes; w++) /* and every PE whose memory this one maps is a member */
+        if (shmem_ptr(heap, w))
+            CHECK(shmem_team_translate_pe(SHMEM_TEAM_WORLD, w, SHMEM_TEAM_SHARED) >= 0,
+                  "SHARED: world PE %d is mapped (shmem_ptr) but not in SHMEM_TEAM_SHARED", w);
     CHECK(shmem_team_sync(SHMEM_TEAM_WORLD) == 0, "team_sync(WORLD)");
     CHECK(shmem_team_sync(SHMEM_TEAM_SHARED) == 0, "team_sync(SHARED)");
     /* SHMEM_TEAM_SHARED as a parent: its second half */
