@@ -6,7 +6,7 @@
 
 #include <complex.h>
 
-#define MAXN 5000
+#define MAXN 40000 /* longs: 320 KB, several pieces of a member's slice over the network */
 static char *bsrc, *bdst;
 static fc_team teams[FC_NTEAMS];
 
