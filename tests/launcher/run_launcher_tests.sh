@@ -8,7 +8,10 @@ CLIENT=$3
 QUICK_S=${LAUNCHER_QUICK_S:-8} # "a few seconds", generous for a loaded 2-core machine
 
 tmp=$(mktemp -d /tmp/launcher-test.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+# only this shell removes it: a background job's shell, killed by a signal after its fork and before it execs oshrun,
+# would run an inherited EXIT trap too
+main_pid=$BASHPID
+trap '[ "$BASHPID" = "$main_pid" ] && rm -rf "$tmp"' EXIT
 fails=0
 
 fail() {
@@ -89,6 +92,7 @@ expect_stderr_lines() {
 start_bg() {
   local n=$1 i
   shift
+  : >"$tmp/out" # the previous job's start lines must not count: the new one may not have opened the file yet
   "$OSHRUN" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null &
   bgpid=$!
   for i in $(seq 1 100); do
