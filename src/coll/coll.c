@@ -406,23 +406,37 @@ static inline int log2_floor(int n) {
     return l;
 }
 
+/* Reductions over the network receive into two halves of the area, one per parity of the team's reductions: a
+ * member may be one reduction ahead of a partner, never two (every pair of partners exchanges data in every
+ * reduction, whichever of the two algorithms below runs it). */
+#define NET_RED_HALF ((NET_RD_AREA / 2) & ~(size_t)63)
+static inline size_t net_red_off(const struct grp *g, int par, size_t at) {
+    return scratch_off(g, (size_t)par * NET_RED_HALF + at);
+}
+
 /* Recursive doubling's buffer size: steps 0 (an extra member's data), 1..L (rounds), L+1 (the result for an extra
- * member), two of each (a member may be one reduction ahead of its partner, never two). */
+ * member), in each half. */
 static size_t net_rd_max(const struct grp *g) {
-    size_t b = NET_RD_AREA / (size_t)(2 * (log2_floor(g->size) + 2)) & ~(size_t)63;
+    size_t b = NET_RED_HALF / (size_t)(log2_floor(g->size) + 2) & ~(size_t)63;
     return b < SHMEMI_COLL_SCRATCH ? b : SHMEMI_COLL_SCRATCH;
 }
 
-/* Reductions up to this many bytes go by recursive doubling, piece by piece (log2 n hops per piece); larger ones by
- * the split by address (every member reads a slice from every other, then writes the result to all: see
- * net_reduce_split). Over net on 2 cores, split against doubling: 2 PEs 16 KiB 89 vs 63 us, 32 KiB 99 vs 181 us,
- * 64 KiB 120 vs 259 us; 4 PEs 8 KiB 683 vs 197 us, 32 KiB 896 vs 845 us, 64 KiB 741 vs 1614 us. */
-#define NET_RD_BYTES 16384
+/* Which algorithm reduces over the network: recursive doubling up to NET_RD_BYTES (log2 n hops, each with all the
+ * data), then Rabenseifner's up to NET_RSAG_BYTES (2 log2 n hops, with less data each), then the split by address
+ * (every member reads a slice from every other and writes the result to all: see net_reduce_split). Medians of three
+ * sweeps over net on 2 cores (doubling / Rabenseifner's / split, us): 2 PEs 4 KiB 10/16/42, 8 KiB 22/17/47,
+ * 16 KiB 43/28/46, 32 KiB 82/35/54, 64 KiB 137/69/67, 128 KiB 282/139/91; 4 PEs 4 KiB 64/114/311, 8 KiB 162/76/329,
+ * 16 KiB 239/102/329, 32 KiB 482/198/341, 64 KiB 895/398/398, 128 KiB 1418/712/486; with an extra member (3 PEs)
+ * 16 KiB 142/165/307, 32 KiB 286/291/323, 64 KiB 574/401/331. */
+#define NET_RD_BYTES 4096
+#define NET_RSAG_BYTES 65536
+#define NET_RD_BYTES_ODD 16384 /* sizes that are not a power of two */
+#define NET_RSAG_BYTES_ODD 32768
 
 static void net_reduce_rd(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count) {
     size_t nbytes = count * shmemi_dtype_size(dt), b = net_rd_max(g);
     int n = g->size, me = g->me, L = log2_floor(n), m = 1 << L, par = (int)(g->team->nred++ & 1);
-#define RD_OFF(step) scratch_off(g, (size_t)(2 * (step) + par) * b)
+#define RD_OFF(step) net_red_off(g, par, (size_t)(step)*b)
 #define RD_SIG(step) sig_off(g, SHMEMI_NET_SIG_RED + (step))
     _Alignas(64) char acc[SHMEMI_COLL_SCRATCH], tmp[SHMEMI_COLL_SCRATCH];
     memcpy(acc, src, nbytes);
@@ -458,6 +472,71 @@ static void net_reduce_rd(const struct grp *g, int op, int dt, void *dest, const
 #undef RD_SIG
     memcpy(dest, acc, nbytes);
     shmemi_ofi_coll_done();
+}
+
+/* Medium reductions over the network (Rabenseifner's): the data is cut into one block per member; a reduce-scatter
+ * by recursive halving leaves member i with block i reduced (log2 m steps, each sending half of what the one before
+ * did), then an allgather by recursive doubling puts the blocks straight into the members' dests. Members past the
+ * largest power of two m first hand their data to member me - m, and get the result from it at the end. One member
+ * reduces each block, so every PE gets the same bits. Writing into a partner's dest is safe: the partner has entered
+ * (its data for this reduction came first) and has read its source into its accumulator. Step k of the halving
+ * lands at a fixed place in the receiver's half (blocks may be uneven: every step's room is for whole blocks). */
+#define NET_RSAG_MAX_L ((SHMEMI_NET_SIGS - SHMEMI_NET_SIG_RED - 2) / 2)
+
+/* Elements per piece: the half holds an extra member's data (m blocks, if the size is not a power of two), then
+ * m - 1 blocks; the accumulator m blocks. 0: no block fits. */
+#define NET_RSAG_ACC (2 * NET_RED_HALF)
+static size_t net_rsag_count(const struct grp *g, size_t es) {
+    int L = log2_floor(g->size), m = 1 << L;
+    size_t blk =
+        g->size == m ? NET_RED_HALF / ((size_t)(m - 1) * es) : (NET_RED_HALF - 64) / ((size_t)(2 * m - 1) * es);
+    if (blk > NET_RSAG_ACC / ((size_t)m * es))
+        blk = NET_RSAG_ACC / ((size_t)m * es);
+    return L <= NET_RSAG_MAX_L ? blk * (size_t)m : 0;
+}
+
+static void net_reduce_rsag(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count) {
+    size_t es = shmemi_dtype_size(dt), nbytes = count * es;
+    int n = g->size, me = g->me, L = log2_floor(n), m = 1 << L, par = (int)(g->team->nred++ & 1);
+    size_t per = (count + (size_t)m - 1) / (size_t)m, pre = n > m ? (nbytes + 63) & ~(size_t)63 : 0;
+    char *d = dest;
+#define BLK(i) (((size_t)(i)*per < count ? (size_t)(i)*per : count) * es) /* byte offset of block i */
+    /* counters: 0 an extra member's data, 1..L the halving, L+1..2L the doubling, 2L+1 an extra member's result */
+#define SIG(k) sig_off(g, SHMEMI_NET_SIG_RED + (k))
+    if (me >= m) {
+        net_put_signal(g, &shmemi_rt.internal, NULL, net_red_off(g, par, 0), src, nbytes, SIG(0), me - m);
+        net_wait_sig(g, SHMEMI_NET_SIG_RED + 2 * L + 1);
+        shmemi_ofi_coll_done(); /* src was a source */
+        return;
+    }
+    _Alignas(64) char acc[NET_RSAG_ACC];
+    memcpy(acc, src, nbytes);
+    if (me + m < n) {
+        net_wait_sig(g, SHMEMI_NET_SIG_RED);
+        shmemi_reduce_apply(op, dt, acc, ctl_mine(net_red_off(g, par, 0)), count);
+    }
+    int lo = 0;
+    for (int k = 0, half = m / 2; k < L; k++, half /= 2) {
+        int keep = me < lo + half ? lo : lo + half, give = keep == lo ? lo + half : lo, p = me ^ half;
+        size_t at = pre + (size_t)(m - (m >> k)) * per * es; /* where step k lands */
+        net_put_signal(g, &shmemi_rt.internal, NULL, net_red_off(g, par, at), acc + BLK(give),
+                       BLK(give + half) - BLK(give), SIG(1 + k), p);
+        net_wait_sig(g, SHMEMI_NET_SIG_RED + 1 + k);
+        shmemi_reduce_apply(op, dt, acc + BLK(keep), ctl_mine(net_red_off(g, par, at)),
+                            (BLK(keep + half) - BLK(keep)) / es);
+        lo = keep;
+    }
+    memcpy(d + BLK(me), acc + BLK(me), BLK(me + 1) - BLK(me));
+    for (int k = 0; k < L; k++) {
+        int w = 1 << k, base = me & ~(w - 1);
+        net_put_signal(g, NULL, d + BLK(base), 0, d + BLK(base), BLK(base + w) - BLK(base), SIG(1 + L + k), me ^ w);
+        net_wait_sig(g, SHMEMI_NET_SIG_RED + 1 + L + k);
+    }
+    if (me + m < n)
+        net_put_signal(g, NULL, d, 0, d, nbytes, SIG(2 * L + 1), me + m);
+#undef BLK
+#undef SIG
+    shmemi_ofi_coll_done(); /* acc and dest were sources */
 }
 
 /* Broadcast down a binomial tree: relative member r (r = 0 is the root) gets the data from r - (highest bit of r)
@@ -942,12 +1021,15 @@ static void reduce(struct grp *g, int op, int dt, void *dest, const void *src, s
         xcopy(dest, src, nbytes, g->dev, g->fn);
         return;
     }
-    if (g->net && g->team && !g->dev && nbytes <= NET_RD_BYTES) {
+    int pow2 = !(g->size & (g->size - 1));
+    if (g->net && g->team && !g->dev && nbytes <= (pow2 ? NET_RSAG_BYTES : NET_RSAG_BYTES_ODD)) {
         /* in pieces of what the scratch holds: every member cuts at the same places, so dest == src stays safe */
-        size_t es = shmemi_dtype_size(dt), per = net_rd_max(g) / es;
+        size_t es = shmemi_dtype_size(dt), rs = net_rsag_count(g, es);
+        int rd = nbytes <= (pow2 ? NET_RD_BYTES : NET_RD_BYTES_ODD) || !rs;
+        size_t per = rd ? net_rd_max(g) / es : rs;
         for (size_t done = 0; done < count; done += per)
-            net_reduce_rd(g, op, dt, (char *)dest + done * es, (const char *)src + done * es,
-                          count - done < per ? count - done : per);
+            (rd ? net_reduce_rd : net_reduce_rsag)(g, op, dt, (char *)dest + done * es, (const char *)src + done * es,
+                                                   count - done < per ? count - done : per);
         return;
     }
     if (g->net) {

@@ -96,8 +96,12 @@ int main(void) {
             all_fns[f](t, 7, 1);
             all_fns[f](t, 13, 0);
         }
-        /* around the sizes where an implementation may switch algorithms (8 KiB, 16 KiB of data) */
+        /* around the sizes where an implementation may switch algorithms (4, 8, 16, 64 KiB of data), and between */
         for (int d = -1; d <= 1; d++) {
+            red_long_sum(t, (size_t)(512 + d), d == 1);
+            red_double_sum(t, (size_t)(8192 + d), d == 0);
+            red_int_sum(t, (size_t)(5003 + d), d == -1);
+            red_int16_max(t, (size_t)(3001 + d), 0);
             red_long_sum(t, (size_t)(1024 + d), d == 0);
             red_int8_xor(t, (size_t)(8192 + d), d == 1);
             red_complexd_prod(t, (size_t)(512 + d), 0);
