@@ -501,7 +501,10 @@ static void net_reduce_rsag(const struct grp *g, int op, int dt, void *dest, con
     size_t per = (count + (size_t)m - 1) / (size_t)m, pre = n > m ? (nbytes + 63) & ~(size_t)63 : 0;
     char *d = dest;
 #define BLK(i) (((size_t)(i)*per < count ? (size_t)(i)*per : count) * es) /* byte offset of block i */
-    /* counters: 0 an extra member's data, 1..L the halving, L+1..2L the doubling, 2L+1 an extra member's result */
+    /* counters: 0 an extra member's data, 1 + j the halving step with partner me ^ 2^j (as recursive doubling's
+     * step with that partner: a counter must hear from one PE only, or a partner already in the next reduction could
+     * stand in for one still in this), L + 1 + j the doubling step with partner me ^ 2^j, 2L + 1 an extra member's
+     * result */
 #define SIG(k) sig_off(g, SHMEMI_NET_SIG_RED + (k))
     if (me >= m) {
         net_put_signal(g, &shmemi_rt.internal, NULL, net_red_off(g, par, 0), src, nbytes, SIG(0), me - m);
@@ -520,8 +523,8 @@ static void net_reduce_rsag(const struct grp *g, int op, int dt, void *dest, con
         int keep = me < lo + half ? lo : lo + half, give = keep == lo ? lo + half : lo, p = me ^ half;
         size_t at = pre + (size_t)(m - (m >> k)) * per * es; /* where step k lands */
         net_put_signal(g, &shmemi_rt.internal, NULL, net_red_off(g, par, at), acc + BLK(give),
-                       BLK(give + half) - BLK(give), SIG(1 + k), p);
-        net_wait_sig(g, SHMEMI_NET_SIG_RED + 1 + k);
+                       BLK(give + half) - BLK(give), SIG(L - k), p);
+        net_wait_sig(g, SHMEMI_NET_SIG_RED + L - k);
         shmemi_reduce_apply(op, dt, acc + BLK(keep), ctl_mine(net_red_off(g, par, at)),
                             (BLK(keep + half) - BLK(keep)) / es);
         lo = keep;

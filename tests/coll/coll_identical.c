@@ -1,17 +1,17 @@
 /* coll_identical.c - reductions whose floating-point results depend on the order of operations must still give every
  * member the same bits, on every team shape the slots are reused for. For each team size 1..npes (a team created,
  * used and destroyed, so its slot passes from team to team) and on the world team: rounds of double sum and long sum
- * reductions of several lengths (short ones and ones past 4 KiB), in place on odd rounds, with no barrier between
- * rounds; each member then fcollects its result and compares it bit for bit with every other member's, and with
- * its own sum within a tolerance (long sums exactly). */
+ * reductions of several lengths (short ones, ones past 4 KiB and past 16 KiB, so the algorithms alternate), in place
+ * on odd rounds, with no barrier between rounds; each member then fcollects its result and compares it bit for bit
+ * with every other member's, and with its own sum within a tolerance (long sums exactly). */
 #include "fc.h"
 
 #include <math.h>
 
 #define ROUNDS 40
-#define MAXN 700 /* doubles: 5600 bytes */
+#define MAXN 2100 /* doubles: 16800 bytes */
 
-static const int lens[] = {1, 3, 64, 511, MAXN};
+static const int lens[] = {1, 3, 64, 511, 700, MAXN};
 #define NLENS ((int)(sizeof lens / sizeof lens[0]))
 
 static double val(int r, int pe, int i) { /* not exactly summable: the order of additions shows in the bits */
