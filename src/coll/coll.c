@@ -414,37 +414,47 @@ static inline size_t net_red_off(const struct grp *g, int par, size_t at) {
     return scratch_off(g, (size_t)par * NET_RED_HALF + at);
 }
 
-/* Recursive doubling's buffer size: steps 0 (an extra member's data), 1..L (rounds), L+1 (the result for an extra
- * member), in each half. */
+/* Recursive doubling's buffer size: steps 1..L (rounds), and where the size is not a power of two steps 0 (an extra
+ * member's data) and L+1 (the result for an extra member), in each half; at most one message's data (16 KiB). */
+#define NET_RD_PIECE 16384
+static inline int net_rd_first(const struct grp *g) { return g->size & (g->size - 1) ? 0 : 1; }
 static size_t net_rd_max(const struct grp *g) {
-    size_t b = NET_RED_HALF / (size_t)(log2_floor(g->size) + 2) & ~(size_t)63;
-    return b < SHMEMI_COLL_SCRATCH ? b : SHMEMI_COLL_SCRATCH;
+    int L = log2_floor(g->size);
+    size_t b = NET_RED_HALF / (size_t)(net_rd_first(g) ? L : L + 2) & ~(size_t)63;
+    return b < NET_RD_PIECE ? b : NET_RD_PIECE;
 }
 
-/* Which algorithm reduces over the network: recursive doubling up to NET_RD_BYTES (log2 n hops, each with all the
- * data), then Rabenseifner's up to NET_RSAG_BYTES (2 log2 n hops, with less data each), then the split by address
+/* Which algorithm reduces over the network: recursive doubling up to net_rd_bytes (log2 n hops, each with all the
+ * data), then Rabenseifner's up to net_rsag_bytes (2 log2 n hops, with less data each), then the split by address
  * (every member reads a slice from every other and writes the result to all: see net_reduce_split). Medians of three
- * sweeps over net on 2 cores (doubling / Rabenseifner's / split, us): 2 PEs 4 KiB 10/16/42, 8 KiB 22/17/47,
- * 16 KiB 43/28/46, 32 KiB 82/35/54, 64 KiB 137/69/67, 128 KiB 282/139/91; 4 PEs 4 KiB 64/114/311, 8 KiB 162/76/329,
- * 16 KiB 239/102/329, 32 KiB 482/198/341, 64 KiB 895/398/398, 128 KiB 1418/712/486; with an extra member (3 PEs)
- * 16 KiB 142/165/307, 32 KiB 286/291/323, 64 KiB 574/401/331. */
-#define NET_RD_BYTES 4096
-#define NET_RSAG_BYTES 65536
-#define NET_RD_BYTES_ODD 16384 /* sizes that are not a power of two */
-#define NET_RSAG_BYTES_ODD 32768
+ * sweeps over net on 2 cores, doubling (16 KiB pieces) / Rabenseifner's, us: 2 PEs 4 KiB 14/26, 8 KiB 18/28,
+ * 16 KiB 22/34, 32 KiB 48/46, 64 KiB 92/100; 4 PEs 4 KiB 61/120, 8 KiB 82/120, 16 KiB 168/145, 32 KiB 332/308,
+ * 64 KiB 641/513. The split, in an earlier sweep: 2 PEs 32 KiB 54, 64 KiB 67; 4 PEs 32 KiB 341, 64 KiB 398,
+ * 128 KiB 486 (Rabenseifner's 712); 3 PEs (an extra member) doubling / Rabenseifner's / split: 16 KiB 142/165/307,
+ * 32 KiB 286/291/323, 64 KiB 574/401/331. */
+static inline int net_red_pairs(const struct grp *g) { return g->size > 2 && !(g->size & (g->size - 1)); }
+static inline size_t net_rd_bytes(const struct grp *g) { return net_red_pairs(g) ? 8192 : 16384; }
+static inline size_t net_rsag_bytes(const struct grp *g) { return net_red_pairs(g) ? 65536 : 32768; }
 
 static void net_reduce_rd(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count) {
     size_t nbytes = count * shmemi_dtype_size(dt), b = net_rd_max(g);
     int n = g->size, me = g->me, L = log2_floor(n), m = 1 << L, par = (int)(g->team->nred++ & 1);
-#define RD_OFF(step) net_red_off(g, par, (size_t)(step)*b)
+#define RD_OFF(step) net_red_off(g, par, (size_t)((step)-first) * b)
 #define RD_SIG(step) sig_off(g, SHMEMI_NET_SIG_RED + (step))
-    _Alignas(64) char acc[SHMEMI_COLL_SCRATCH], tmp[SHMEMI_COLL_SCRATCH];
+    int first = net_rd_first(g);
+    _Alignas(64) char stack[2 * SHMEMI_COLL_SCRATCH];
+    char *acc = nbytes <= SHMEMI_COLL_SCRATCH ? stack : aligned_alloc(64, 2 * nbytes);
+    if (!acc)
+        shmemi_fatal(g->fn, "out of memory for %zu bytes of reduction buffers", 2 * nbytes);
+    char *tmp = acc + (acc == stack ? SHMEMI_COLL_SCRATCH : nbytes);
     memcpy(acc, src, nbytes);
     if (me >= m) { /* an extra member: its partner me - m reduces for it */
         net_put_signal(g, &shmemi_rt.internal, NULL, RD_OFF(0), acc, nbytes, RD_SIG(0), me - m);
         net_wait_sig(g, SHMEMI_NET_SIG_RED + L + 1);
         memcpy(dest, ctl_mine(RD_OFF(L + 1)), nbytes);
         shmemi_ofi_coll_done(); /* acc was a source */
+        if (acc != stack)
+            free(acc);
         return;
     }
     if (me + m < n) {
@@ -472,6 +482,8 @@ static void net_reduce_rd(const struct grp *g, int op, int dt, void *dest, const
 #undef RD_SIG
     memcpy(dest, acc, nbytes);
     shmemi_ofi_coll_done();
+    if (acc != stack)
+        free(acc);
 }
 
 /* Medium reductions over the network (Rabenseifner's): the data is cut into one block per member; a reduce-scatter
@@ -512,7 +524,9 @@ static void net_reduce_rsag(const struct grp *g, int op, int dt, void *dest, con
         shmemi_ofi_coll_done(); /* src was a source */
         return;
     }
-    _Alignas(64) char acc[NET_RSAG_ACC];
+    char *acc = aligned_alloc(64, NET_RSAG_ACC); /* 40 KiB: not on the stack of a thread that may have a small one */
+    if (!acc)
+        shmemi_fatal(g->fn, "out of memory for %zu bytes of reduction buffers", (size_t)NET_RSAG_ACC);
     memcpy(acc, src, nbytes);
     if (me + m < n) {
         net_wait_sig(g, SHMEMI_NET_SIG_RED);
@@ -540,6 +554,7 @@ static void net_reduce_rsag(const struct grp *g, int op, int dt, void *dest, con
 #undef BLK
 #undef SIG
     shmemi_ofi_coll_done(); /* acc and dest were sources */
+    free(acc);
 }
 
 /* Broadcast down a binomial tree: relative member r (r = 0 is the root) gets the data from r - (highest bit of r)
@@ -1024,11 +1039,10 @@ static void reduce(struct grp *g, int op, int dt, void *dest, const void *src, s
         xcopy(dest, src, nbytes, g->dev, g->fn);
         return;
     }
-    int pow2 = !(g->size & (g->size - 1));
-    if (g->net && g->team && !g->dev && nbytes <= (pow2 ? NET_RSAG_BYTES : NET_RSAG_BYTES_ODD)) {
+    if (g->net && g->team && !g->dev && nbytes <= net_rsag_bytes(g)) {
         /* in pieces of what the scratch holds: every member cuts at the same places, so dest == src stays safe */
         size_t es = shmemi_dtype_size(dt), rs = net_rsag_count(g, es);
-        int rd = nbytes <= (pow2 ? NET_RD_BYTES : NET_RD_BYTES_ODD) || !rs;
+        int rd = nbytes <= net_rd_bytes(g) || !rs;
         size_t per = rd ? net_rd_max(g) / es : rs;
         for (size_t done = 0; done < count; done += per)
             (rd ? net_reduce_rd : net_reduce_rsag)(g, op, dt, (char *)dest + done * es, (const char *)src + done * es,
