@@ -443,10 +443,11 @@ static void net_reduce_rd(const struct grp *g, int op, int dt, void *dest, const
 #define RD_SIG(step) sig_off(g, SHMEMI_NET_SIG_RED + (step))
     int first = net_rd_first(g);
     _Alignas(64) char stack[2 * SHMEMI_COLL_SCRATCH];
-    char *acc = nbytes <= SHMEMI_COLL_SCRATCH ? stack : aligned_alloc(64, 2 * nbytes);
+    size_t rb = (nbytes + 63) & ~(size_t)63; /* aligned_alloc takes whole multiples of the alignment */
+    char *acc = nbytes <= SHMEMI_COLL_SCRATCH ? stack : aligned_alloc(64, 2 * rb);
     if (!acc)
-        shmemi_fatal(g->fn, "out of memory for %zu bytes of reduction buffers", 2 * nbytes);
-    char *tmp = acc + (acc == stack ? SHMEMI_COLL_SCRATCH : nbytes);
+        shmemi_fatal(g->fn, "out of memory for %zu bytes of reduction buffers", 2 * rb);
+    char *tmp = acc + (acc == stack ? SHMEMI_COLL_SCRATCH : rb);
     memcpy(acc, src, nbytes);
     if (me >= m) { /* an extra member: its partner me - m reduces for it */
         net_put_signal(g, &shmemi_rt.internal, NULL, RD_OFF(0), acc, nbytes, RD_SIG(0), me - m);
