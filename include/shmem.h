@@ -75,6 +75,8 @@ extern "C" {
 typedef struct gshmem_ctx *shmem_ctx_t;
 typedef struct gshmem_team *shmem_team_t;
 
+/* Exported with fixed sizes (256 bytes per team, 128 for the context), so a program linked against one version of
+ * gshmem keeps working with a later one */
 extern struct gshmem_ctx gshmem_ctx_default;
 extern struct gshmem_team gshmem_team_world;
 extern struct gshmem_team gshmem_team_shared;

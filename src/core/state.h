@@ -63,34 +63,54 @@ struct shmemi_ctl {
     } coll[SHMEMI_MAX_TEAMS];
 };
 
+/* The objects behind SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED, the device teams and SHMEM_CTX_DEFAULT are exported
+ * data (see shmem.h), so their size is part of the ABI: a program linked against one version holds a copy
+ * (a copy relocation) of the size it was linked with, and the library works in that copy. Both structs are padded to
+ * a fixed size; a field that does not fit must go behind a pointer, not grow them. */
+#define SHMEMI_TEAM_ABI_SIZE 256
+#define SHMEMI_CTX_ABI_SIZE 128
+
 /* Teams: a strided set of world PEs, or (SHMEM_TEAM_SHARED where the node's PEs are not evenly spaced, and its
  * splits) an ascending list of them. */
 struct gshmem_team {
-    int start, stride, size; /* world PE of team PE i is start + i * stride, unless pes */
-    int *pes;                /* NULL, or world PE of each team PE, ascending (owned by the team) */
-    int my_pe;               /* this PE's number in the team */
-    int slot;                /* its collective slot in every member's control block */
-    int predefined;          /* WORLD, SHARED: never destroyed */
-    uint64_t epoch;          /* epochs used by collectives on this team so far (same on every member) */
-    uint64_t base;           /* epoch the team started from (its slot's earlier owners left epochs <= base) */
-    shmem_team_config_t config;
-    long config_mask;
-    int nctx; /* contexts created from this team and not yet destroyed */
-    int net;  /* some member's control block is not mapped: collectives go through RMA and atomics */
-    /* collectives over the network: signals this PE has waited for in its slot, per counter and per sending member */
-    uint64_t sig_goal[SHMEMI_NET_SIGS], from_goal[SHMEMI_NET_FROM_MAX];
-    uint64_t nred; /* recursive-doubling reductions so far (their buffers alternate) */
+    union {
+        struct {
+            int start, stride, size; /* world PE of team PE i is start + i * stride, unless pes */
+            int *pes;                /* NULL, or world PE of each team PE, ascending (owned by the team) */
+            int my_pe;               /* this PE's number in the team */
+            int slot;                /* its collective slot in every member's control block */
+            int predefined;          /* WORLD, SHARED: never destroyed */
+            uint64_t epoch;          /* epochs used by collectives on this team so far (same on every member) */
+            uint64_t base;           /* epoch the team started from (its slot's earlier owners left epochs <= base) */
+            shmem_team_config_t config;
+            long config_mask;
+            int nctx; /* contexts created from this team and not yet destroyed */
+            int net;  /* some member's control block is not mapped: collectives go through RMA and atomics */
+            /* collectives over the network: signals this PE has waited for in its slot, per counter
+             * [SHMEMI_NET_SIGS] and per sending member [SHMEMI_NET_FROM_MAX] (the slot's, in team.c) */
+            uint64_t *sig_goal, *from_goal;
+            uint64_t nred; /* recursive-doubling reductions so far (their buffers alternate) */
+        };
+        char abi_size[SHMEMI_TEAM_ABI_SIZE];
+    };
 };
+_Static_assert(sizeof(struct gshmem_team) == SHMEMI_TEAM_ABI_SIZE, "struct gshmem_team outgrew its exported size");
 
 /* Contexts: with every peer mapped a context is an ordering domain whose operations complete as the CPU performs
  * them; it carries its team's PE mapping, since RMA on a team context uses team-relative PE numbers. */
 struct gshmem_ctx {
-    struct gshmem_team *team;
-    long options;
-    int start, stride, size; /* copy of the team's mapping for the RMA path */
-    int *pes;                /* copy of the team's list, if it has one (owned by the context) */
-    void *net;               /* its own libfabric endpoint (private contexts), or NULL for endpoint 0 */
+    union {
+        struct {
+            struct gshmem_team *team;
+            long options;
+            int start, stride, size; /* copy of the team's mapping for the RMA path */
+            int *pes;                /* copy of the team's list, if it has one (owned by the context) */
+            void *net;               /* its own libfabric endpoint (private contexts), or NULL for endpoint 0 */
+        };
+        char abi_size[SHMEMI_CTX_ABI_SIZE];
+    };
 };
+_Static_assert(sizeof(struct gshmem_ctx) == SHMEMI_CTX_ABI_SIZE, "struct gshmem_ctx outgrew its exported size");
 
 struct shmemi_state {
     int my_pe;

@@ -26,6 +26,8 @@ enum { SLOT_FREE, SLOT_USED, SLOT_RESERVED };
 static unsigned char slot_used[SHMEMI_MAX_TEAMS];
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Each slot's signal goals for collectives over the network (kept out of struct gshmem_team, whose size is fixed) */
+static uint64_t slot_goals[SHMEMI_MAX_TEAMS][SHMEMI_NET_SIGS + SHMEMI_NET_FROM_MAX];
 
 /* pes: NULL for start + i * stride, or the members' world PEs, ascending (the team takes it) */
 static void team_set(struct gshmem_team *t, int start, int stride, int size, int *pes, int my_pe, int slot,
@@ -42,8 +44,9 @@ static void team_set(struct gshmem_team *t, int start, int stride, int size, int
     t->net = 0;
     for (int i = 0; i < size; i++)
         t->net |= !shmemi_rt.ctl[shmemi_team_world(t, i)];
-    memset(t->sig_goal, 0, sizeof t->sig_goal);
-    memset(t->from_goal, 0, sizeof t->from_goal);
+    t->sig_goal = slot_goals[slot];
+    t->from_goal = slot_goals[slot] + SHMEMI_NET_SIGS;
+    memset(slot_goals[slot], 0, sizeof slot_goals[slot]);
     t->nred = 0;
     pthread_mutex_lock(&slot_lock);
     slot_used[slot] = SLOT_USED;

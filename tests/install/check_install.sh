@@ -69,4 +69,15 @@ cmake -S "$tmp/cm" -B "$tmp/cm/b" -G Ninja -DCMAKE_PREFIX_PATH="$P" >/dev/null
 cmake --build "$tmp/cm/b" >/dev/null
 "$P/bin/oshrun" -np 2 "$tmp/cm/b/old" | grep "ok 2" >/dev/null
 "$P/bin/shmem_info" | grep SHMEM_SYMMETRIC_SIZE >/dev/null
+# Programs hold copies of the exported team and context objects sized as when they were linked (copy relocations),
+# so those sizes must never change (src/core/state.h): 256 bytes per team, 128 for the default context.
+if command -v nm >/dev/null; then
+  so=$(ls "$P"/lib*/libgshmem.so | head -1)
+  sizes=$(nm -D -S "$so" | awk '$4 ~ /^gshmem_(team|ctx)_/ {print $4 "=" $2}' | sort | tr '\n' ' ')
+  want="gshmem_ctx_default=0000000000000080 gshmem_team_device_shared=0000000000000100 gshmem_team_device_world=0000000000000100 gshmem_team_shared=0000000000000100 gshmem_team_world=0000000000000100 "
+  if [ "$sizes" != "$want" ]; then
+    echo "exported object sizes changed (an ABI break for linked programs): $sizes; want $want" >&2
+    exit 1
+  fi
+fi
 echo "install checks passed"
