@@ -424,17 +424,25 @@ static size_t net_rd_max(const struct grp *g) {
     return b < NET_RD_PIECE ? b : NET_RD_PIECE;
 }
 
-/* Which algorithm reduces over the network: recursive doubling up to net_rd_bytes (log2 n hops, each with all the
+/* Which algorithm reduces over the network: recursive doubling up to NET_RD_BYTES (log2 n hops, each with all the
  * data), then Rabenseifner's up to net_rsag_bytes (2 log2 n hops, with less data each), then the split by address
- * (every member reads a slice from every other and writes the result to all: see net_reduce_split). Medians of three
- * sweeps over net on 2 cores, doubling (16 KiB pieces) / Rabenseifner's, us: 2 PEs 4 KiB 14/26, 8 KiB 18/28,
- * 16 KiB 22/34, 32 KiB 48/46, 64 KiB 92/100; 4 PEs 4 KiB 61/120, 8 KiB 82/120, 16 KiB 168/145, 32 KiB 332/308,
- * 64 KiB 641/513. The split, in an earlier sweep: 2 PEs 32 KiB 54, 64 KiB 67; 4 PEs 32 KiB 341, 64 KiB 398,
- * 128 KiB 486 (Rabenseifner's 712); 3 PEs (an extra member) doubling / Rabenseifner's / split: 16 KiB 142/165/307,
- * 32 KiB 286/291/323, 64 KiB 574/401/331. */
+ * (every member reads a slice from every other and writes the result to all: see net_reduce_split). Two sweeps with
+ * each one forced, over net on 2 cores, 52 KiB halves (32 scratch buffers per slot), doubling / Rabenseifner's /
+ * split, us: 2 PEs 16 KiB 21/31/45-67, 32 KiB 41/39-40/51-75, 64 KiB 83/59-64/63-86, 128 KiB 163-172/113-115/107-118;
+ * 3 PEs 16 KiB 65-77/76-89/340, 32 KiB 117-144/93-113/295-422, 64 KiB 228-320/195-236/328-386, 128 KiB
+ * 463-619/399-511/401-446, 256 KiB -/820-886/765-782; 4 PEs 8 KiB 55-73/90-134/339-577, 16 KiB 78-100/115-116/332-615,
+ * 32 KiB 157-201/148-150/345-583, 64 KiB 320-394/163-207/478-501, 128 KiB 628-828/438-519/481-626, 256 KiB
+ * -/738-958/727-843. */
 static inline int net_red_pairs(const struct grp *g) { return g->size > 2 && !(g->size & (g->size - 1)); }
-static inline size_t net_rd_bytes(const struct grp *g) { return net_red_pairs(g) ? 8192 : 16384; }
-static inline size_t net_rsag_bytes(const struct grp *g) { return net_red_pairs(g) ? 65536 : 32768; }
+#define NET_RD_BYTES 16384
+static inline size_t net_rsag_bytes(const struct grp *g) { return net_red_pairs(g) || g->size == 3 ? 131072 : 65536; }
+/* The ring (net_reduce_ring) in place of Rabenseifner's on teams whose size is not a power of two, up to 5 members.
+ * Forced sweeps, ring / Rabenseifner's / split, us: 3 PEs 32 KiB 119-200/111-126/337-343, 64 KiB 159-254/209-247/
+ * 339-418, 128 KiB 321-492/479-612/400-445, 256 KiB 648-860/787-1021/693-756; 5 PEs 32 KiB 456-505/554-571/
+ * 885-1034, 64 KiB 601-691/708-872/1121-1134, 128 KiB 1174-1355/1344-1489/983-1310; 6 PEs (3 per core) 32 KiB
+ * 515-697/348-586, 64 KiB 1017-1284/694-1041: there the ring's 2(n-1) steps cost more than an extra member's
+ * transfers (on a network where each PE has its own core the ring would pay off further). */
+static inline int net_red_ring(const struct grp *g) { return g->size & (g->size - 1) && g->size <= 5; }
 
 static void net_reduce_rd(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count) {
     size_t nbytes = count * shmemi_dtype_size(dt), b = net_rd_max(g);
@@ -554,6 +562,50 @@ static void net_reduce_rsag(const struct grp *g, int op, int dt, void *dest, con
         net_put_signal(g, NULL, d, 0, d, nbytes, SIG(2 * L + 1), me + m);
 #undef BLK
 #undef SIG
+    shmemi_ofi_coll_done(); /* acc and dest were sources */
+    free(acc);
+}
+
+/* Medium reductions over the network on teams whose size is not a power of two (a ring): a reduce-scatter in n - 1
+ * steps, each passing one block on to the next member, leaves member i with block i + 1 reduced; an allgather in
+ * n - 1 more steps passes the reduced blocks on round the ring, straight into the members' dests. Every step sends
+ * 1/n of the data and every member sends the same amount, where recursive doubling or Rabenseifner's would first
+ * have an extra member hand all its data to a partner and wait for all the result. Each block is reduced by one
+ * member, so every PE gets the same bits. Writing into the next member's dest is safe: the block that member owns
+ * reached this one through every member, so all have entered and read their source into their accumulator. Every
+ * signal a member gets comes from the one before it, on its counter for that sender, in order; the reduce-scatter
+ * lands at a fixed place in the receiver's half per step. */
+static size_t net_ring_count(const struct grp *g, size_t es) {
+    return NET_RED_HALF / ((size_t)(g->size - 1) * es) * (size_t)g->size;
+}
+
+static void net_reduce_ring(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count) {
+    size_t es = shmemi_dtype_size(dt), nbytes = count * es, n = (size_t)g->size;
+    int me = g->me, right = (me + 1) % g->size, left = (me + g->size - 1) % g->size;
+    int par = (int)(g->team->nred++ & 1);
+    size_t per = (count + n - 1) / n, rb = (nbytes + 63) & ~(size_t)63;
+    char *d = dest, *acc = aligned_alloc(64, rb);
+    if (!acc)
+        shmemi_fatal(g->fn, "out of memory for %zu bytes of reduction buffers", rb);
+#define BLK(i) ((((size_t)(i) % n) * per < count ? ((size_t)(i) % n) * per : count) * es) /* block i's byte offset */
+#define BLEN(i) ((size_t)(i) % n == n - 1 ? nbytes - BLK(i) : BLK((size_t)(i) + 1) - BLK(i))
+    memcpy(acc, src, nbytes);
+    for (size_t s = 0; s + 1 < n; s++) {
+        size_t give = (size_t)me + n - s, get = give + n - 1, at = s * per * es;
+        net_put_signal(g, &shmemi_rt.internal, NULL, net_red_off(g, par, at), acc + BLK(give), BLEN(give),
+                       from_off(g, me), right);
+        net_wait_from(g, left, 1);
+        shmemi_reduce_apply(op, dt, acc + BLK(get), ctl_mine(net_red_off(g, par, at)), BLEN(get) / es);
+    }
+    size_t own = (size_t)me + 1;
+    memcpy(d + BLK(own), acc + BLK(own), BLEN(own));
+    for (size_t s = 0; s + 1 < n; s++) {
+        size_t b = own + n - s;
+        net_put_signal(g, NULL, d + BLK(b), 0, d + BLK(b), BLEN(b), from_off(g, me), right);
+        net_wait_from(g, left, 1);
+    }
+#undef BLK
+#undef BLEN
     shmemi_ofi_coll_done(); /* acc and dest were sources */
     free(acc);
 }
@@ -1043,11 +1095,13 @@ static void reduce(struct grp *g, int op, int dt, void *dest, const void *src, s
     if (g->net && g->team && !g->dev && nbytes <= net_rsag_bytes(g)) {
         /* in pieces of what the scratch holds: every member cuts at the same places, so dest == src stays safe */
         size_t es = shmemi_dtype_size(dt), rs = net_rsag_count(g, es);
-        int rd = nbytes <= net_rd_bytes(g) || !rs;
-        size_t per = rd ? net_rd_max(g) / es : rs;
+        int ring = net_red_ring(g), rd = nbytes <= NET_RD_BYTES || (!rs && !ring);
+        size_t per = rd ? net_rd_max(g) / es : ring ? net_ring_count(g, es) : rs;
         for (size_t done = 0; done < count; done += per)
-            (rd ? net_reduce_rd : net_reduce_rsag)(g, op, dt, (char *)dest + done * es, (const char *)src + done * es,
-                                                   count - done < per ? count - done : per);
+            (rd     ? net_reduce_rd
+             : ring ? net_reduce_ring
+                    : net_reduce_rsag)(g, op, dt, (char *)dest + done * es, (const char *)src + done * es,
+                                       count - done < per ? count - done : per);
         return;
     }
     if (g->net) {

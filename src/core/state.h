@@ -12,8 +12,10 @@
 
 #define SHMEMI_MAX_SEGS (5 + SHMEMI_MAX_PARTITIONS)
 #define SHMEMI_CACHELINE 64
-#define SHMEMI_MAX_TEAMS 64      /* collective slots: world, shared, and up to 62 teams alive at once */
-#define SHMEMI_COLL_DEPTH 16     /* scratch buffers per slot: a root may run DEPTH-1 collectives ahead */
+#define SHMEMI_MAX_TEAMS 64 /* collective slots: world, shared, and up to 62 teams alive at once */
+#define SHMEMI_COLL_DEPTH                                                                                              \
+    32 /* scratch buffers per slot: a root may run DEPTH-1 collectives ahead; over the network                         \
+        * they hold reductions' data (see coll.c) */
 #define SHMEMI_COLL_SCRATCH 4096 /* bytes per buffer: small collectives publish their data here */
 /* Signal counters per slot for collectives over the network (see coll.c): dissemination barrier rounds and
  * recursive-doubling reduction steps; and (in the slot's scratch) one per member that sends data, for teams of up to
