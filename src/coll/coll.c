@@ -645,6 +645,21 @@ static void net_scatter_blocks(const struct grp *g, void *dest, const void *src,
     shmemi_ofi_coll_done();
 }
 
+/* fcollect on power-of-two teams: recursive doubling, step k sending the 2^k blocks gathered so far to member
+ * me ^ 2^k, into its dest (log2 n messages per member instead of n - 1; 4 PEs over net on 2 cores, 8 B-32 KiB:
+ * 48-167 us against 60-205 with a put to every member, three alternating runs; 8 PEs 145-244 against 262-389) */
+static void net_fcollect_rd(const struct grp *g, void *dest, const void *src, size_t nbytes) {
+    int n = g->size, me = g->me;
+    char *d = dest;
+    memmove(d + (size_t)me * nbytes, src, nbytes);
+    for (int w = 1; w < n; w <<= 1) {
+        size_t at = (size_t)(me & ~(w - 1)) * nbytes;
+        net_put_signal(g, NULL, d + at, 0, d + at, (size_t)w * nbytes, from_off(g, me), me ^ w);
+        net_wait_from(g, me ^ w, 1);
+    }
+    shmemi_ofi_coll_done();
+}
+
 /* collect: the sizes first (each member reads those of the members before it), then the blocks at their offsets. A
  * member sends its blocks after reading the sizes it needs, and finishes only when it has every member's blocks, so
  * no member's next size overwrites one not read yet. */
@@ -842,7 +857,10 @@ static void fcollect(struct grp *g, void *dest, const void *src, size_t nbytes) 
     char *d = dest;
     int n = g->size, me = g->me;
     if (g->net && g->team && !g->dev && n <= SHMEMI_NET_FROM_MAX) {
-        net_scatter_blocks(g, dest, src, nbytes, 0);
+        if (n > 2 && !(n & (n - 1)))
+            net_fcollect_rd(g, dest, src, nbytes);
+        else
+            net_scatter_blocks(g, dest, src, nbytes, 0);
         return;
     }
     if (g->net) {
