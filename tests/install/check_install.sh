@@ -69,6 +69,9 @@ cmake -S "$tmp/cm" -B "$tmp/cm/b" -G Ninja -DCMAKE_PREFIX_PATH="$P" >/dev/null
 cmake --build "$tmp/cm/b" >/dev/null
 "$P/bin/oshrun" -np 2 "$tmp/cm/b/old" | grep "ok 2" >/dev/null
 "$P/bin/shmem_info" | grep SHMEM_SYMMETRIC_SIZE >/dev/null
+# the installed demo and shmem-perf run as the README runs them (they find the library through their RUNPATH)
+"$P/bin/oshrun" -np 2 "$P/bin/gshmem-demo" >/dev/null
+if [ -x "$P/bin/shmem-perf" ]; then "$P/bin/oshrun" -np 2 "$P/bin/shmem-perf" --quick >/dev/null; fi
 # Programs hold copies of the exported team and context objects sized as when they were linked (copy relocations),
 # so those sizes must never change (src/core/state.h): 256 bytes per team, 128 for the default context.
 if command -v nm >/dev/null; then
