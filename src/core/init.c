@@ -188,7 +188,11 @@ void shmem_query_thread(int *provided) {
 void start_pes(int npes) { do_init(SHMEM_THREAD_SINGLE, "start_pes"); }
 
 void shmem_finalize(void) {
-    if (shmemi_rt.init_state != 1)
+    /* Once only, even re-entered: a provider library's signal handler (libfabric's psm loads libinfinipath, whose
+     * SIGTERM handler calls exit) can run our atexit finalize while this PE is halfway through this one, and the
+     * barrier would then run on a transport already closed (a segfault where the job was being torn down). */
+    static int begun;
+    if (shmemi_rt.init_state != 1 || __atomic_exchange_n(&begun, 1, __ATOMIC_ACQ_REL))
         return;
     shmem_barrier_all();
     shmemi_ofi_fini();
