@@ -5,6 +5,7 @@
 #include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2033,7 +2034,41 @@ int shmemi_ofi_gpu_reachable(const struct shmemi_seg *s) {
     return shmemi_ofi_up && (((net.gpu_ok >> seg_index(s)) & 1) || net.stage);
 }
 
+/* Signal handlers are the program's. Debian's libfabric links the PSM providers' libraries, and the constructor of
+ * libinfinipath (loaded with them) replaces the handlers of SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGINT and SIGTERM by
+ * its own, which prints a backtrace and calls exit(): a program's own handlers were lost once the network transport
+ * started, and a PE that oshrun told to stop (SIGTERM, when another PE failed) ran its atexit handlers, shmem_finalize
+ * included, instead of stopping. What the provider libraries change while the transport starts is put back. */
+#define SIG_KEPT 32 /* the standard signals; glibc keeps some of the real-time ones for itself */
+static void signals_save(struct sigaction *saved) {
+    for (int sig = 1; sig < SIG_KEPT; sig++)
+        if (sigaction(sig, NULL, &saved[sig]))
+            saved[sig].sa_handler = SIG_ERR; /* (no such signal: nothing to put back) */
+}
+
+static void signals_restore(const struct sigaction *saved) {
+    for (int sig = 1; sig < SIG_KEPT; sig++) {
+        struct sigaction now;
+        if (saved[sig].sa_handler == SIG_ERR || sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &now))
+            continue;
+        if (now.sa_handler != saved[sig].sa_handler || now.sa_flags != saved[sig].sa_flags) {
+            shmemi_debug("libfabric transport: signal %d's handler was changed by a provider library: put back", sig);
+            sigaction(sig, &saved[sig], NULL);
+        }
+    }
+}
+
+static int ofi_init(char *err, size_t errlen);
+
 int shmemi_ofi_init(char *err, size_t errlen) {
+    struct sigaction saved[SIG_KEPT];
+    signals_save(saved);
+    int rc = ofi_init(err, errlen);
+    signals_restore(saved);
+    return rc;
+}
+
+static int ofi_init(char *err, size_t errlen) {
     int n = shmemi_rt.n_pes, rc;
     if (load_libfabric(err, errlen))
         return -1;
