@@ -96,6 +96,8 @@ static struct {
     struct pe *pes;
     pid_t pgid;
     int sigfd;
+    int relay[2];     /* the signals' relay pipe (see relay_signal) */
+    sigset_t sigmask; /* the signals we take: blocked here, read from sigfd or the relay */
     sigset_t oldmask;
     int nreaped;
     int nposted; /* PEs that contributed to the current allgather round */
@@ -109,7 +111,7 @@ static struct {
     /* stdin forwarding to PE 0 when stdin is our terminal */
     int stdin_fwd;  /* 1 while we read fd 0 */
     int stdin_pipe; /* write end towards PE 0, -1 if none */
-} job = {.sigfd = -1, .stdin_pipe = -1, .timeout_at_ms = -1, .kill_at_ms = -1};
+} job = {.sigfd = -1, .relay = {-1, -1}, .stdin_pipe = -1, .timeout_at_ms = -1, .kill_at_ms = -1};
 
 static const int fwd_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
@@ -788,35 +790,53 @@ static void reap(void) {
 
 /* ---- signals ---- */
 
+/* Blocking the signals sends them to our signalfd only if no thread has them unblocked. A thread we did not start
+ * (one a library in LD_PRELOAD starts from its constructor, before main) keeps them unblocked, and the kernel hands
+ * a process-wide signal to such a thread: with the default action a SIGCHLD was lost there (oshrun waited for good
+ * on PEs that had exited) and a SIGTERM killed oshrun without passing it on. So each of these signals also has this
+ * handler, which runs in whatever thread takes it and passes the number on through a pipe. */
+static void relay_signal(int sig) {
+    int e = errno;
+    unsigned char b = (unsigned char)sig;
+    if (write(job.relay[1], &b, 1) < 0) { /* full: signals already wait there, and SIGCHLDs coalesce anyway */
+    }
+    errno = e;
+}
+
+static void handle_signal(int sig) {
+    if (sig == SIGCHLD) {
+        reap();
+    } else if (sig == SIGTSTP) {
+        /* Ctrl-Z reached only us (the PEs have their own process group): stop them, then ourselves */
+        signal_group(SIGSTOP);
+        kill(getpid(), SIGSTOP);
+    } else if (sig == SIGCONT) {
+        signal_group(SIGCONT);
+    } else {
+        if (job.tearing_down && (sig == SIGINT || sig == SIGTERM)) {
+            /* asked twice: do not wait for the grace period */
+            signal_group(SIGKILL);
+            job.kill_sent = 1;
+            return;
+        }
+        if (job.verbose)
+            note("oshrun: forwarding signal %d (%s) to the PEs", sig, strsignal(sig));
+        job.forwarded_sig = sig;
+        signal_group(sig);
+        /* a PE that catches a terminating signal and carries on (some libraries install handlers) must not
+         * keep the job alive: SIGKILL after the grace period, as in a teardown */
+        if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT) && job.kill_at_ms < 0)
+            job.kill_at_ms = now_ms() + KILL_GRACE_MS;
+    }
+}
+
 static void handle_signals(void) {
     struct signalfd_siginfo si;
-    while (read(job.sigfd, &si, sizeof si) == sizeof si) {
-        int sig = (int)si.ssi_signo;
-        if (sig == SIGCHLD) {
-            reap();
-        } else if (sig == SIGTSTP) {
-            /* Ctrl-Z reached only us (the PEs have their own process group): stop them, then ourselves */
-            signal_group(SIGSTOP);
-            kill(getpid(), SIGSTOP);
-        } else if (sig == SIGCONT) {
-            signal_group(SIGCONT);
-        } else {
-            if (job.tearing_down && (sig == SIGINT || sig == SIGTERM)) {
-                /* asked twice: do not wait for the grace period */
-                signal_group(SIGKILL);
-                job.kill_sent = 1;
-                continue;
-            }
-            if (job.verbose)
-                note("oshrun: forwarding signal %d (%s) to the PEs", sig, strsignal(sig));
-            job.forwarded_sig = sig;
-            signal_group(sig);
-            /* a PE that catches a terminating signal and carries on (some libraries install handlers) must not
-             * keep the job alive: SIGKILL after the grace period, as in a teardown */
-            if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT) && job.kill_at_ms < 0)
-                job.kill_at_ms = now_ms() + KILL_GRACE_MS;
-        }
-    }
+    unsigned char b;
+    while (read(job.sigfd, &si, sizeof si) == sizeof si)
+        handle_signal((int)si.ssi_signo);
+    while (read(job.relay[0], &b, 1) == 1)
+        handle_signal(b);
     reap(); /* SIGCHLDs coalesce; be sure */
 }
 
@@ -903,7 +923,7 @@ static void __attribute__((noreturn)) startup_failure(int code, const char *fmt,
     exit(code);
 }
 
-/* Runs in the child between fork and exec; only async-signal-safe work and setenv (we are single-threaded). */
+/* Runs in the child between fork and exec; only async-signal-safe work and setenv (the child has one thread). */
 static void __attribute__((noreturn))
 child(struct pe *p, int bootfd, int in_fd, int out_fd, int err_fd, int errpipe, pid_t parent) {
     setpgid(0, job.pgid);             /* job.pgid == 0 for PE 0: it founds the group */
@@ -923,6 +943,9 @@ child(struct pe *p, int bootfd, int in_fd, int out_fd, int err_fd, int errpipe, 
     snprintf(v, sizeof v, "%d", p->rank);
     setenv("GSHMEM_RANK", v, 1);
     signal(SIGPIPE, SIG_DFL);
+    for (int sig = 1; sig < NSIG; sig++) /* (exec would reset them too, but a signal may come before it) */
+        if (sigismember(&job.sigmask, sig) == 1)
+            signal(sig, SIG_DFL);
     sigprocmask(SIG_SETMASK, &job.oldmask, NULL);
     execvp(job.argv[0], job.argv);
     int e = errno;
@@ -1023,11 +1046,17 @@ int main(int argc, char **argv) {
         sigaddset(&mask, fwd_signals[i]);
     }
     sigprocmask(SIG_BLOCK, &mask, &job.oldmask);
+    job.sigmask = mask;
     job.sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-    if (job.sigfd < 0) {
-        note("oshrun: signalfd: %s", strerror(errno));
+    if (job.sigfd < 0 || pipe2(job.relay, O_NONBLOCK | O_CLOEXEC)) {
+        note("oshrun: %s: %s", job.sigfd < 0 ? "signalfd" : "pipe", strerror(errno));
         return 1;
     }
+    struct sigaction relay = {.sa_handler = relay_signal, .sa_flags = SA_RESTART};
+    sigfillset(&relay.sa_mask);
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sigismember(&mask, sig) == 1)
+            sigaction(sig, &relay, NULL);
     signal(SIGPIPE, SIG_IGN); /* a PE or our reader went away: handled where we write */
 
     make_jobid();
@@ -1042,13 +1071,15 @@ int main(int argc, char **argv) {
     if (job.timeout_s > 0)
         job.timeout_at_ms = now_ms() + (long long)(job.timeout_s * 1000);
 
-    size_t maxfds = 2 + 3 * (size_t)job.npes;
+    size_t maxfds = 3 + 3 * (size_t)job.npes;
     struct pollfd *pf = calloc(maxfds, sizeof *pf);
     struct pe **owner = calloc(maxfds, sizeof *owner);
     int *kind = calloc(maxfds, sizeof *kind); /* 0 boot socket, 1/2 tag stream, -1 signalfd, -2 stdin */
     while (job.nreaped < job.npes) {
         size_t n = 0;
         pf[n] = (struct pollfd){.fd = job.sigfd, .events = POLLIN};
+        kind[n++] = -1;
+        pf[n] = (struct pollfd){.fd = job.relay[0], .events = POLLIN};
         kind[n++] = -1;
         if (job.stdin_fwd) {
             pf[n] = (struct pollfd){.fd = 0, .events = POLLIN};
