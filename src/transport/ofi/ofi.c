@@ -1296,15 +1296,28 @@ static uint64_t native_amo(struct ofi_ep *e, int op, int si, size_t off, uint64_
             wait_posted(e); /* the operand lives on this stack */
         }
         return 0;
-    case K_FETCH:
-        POST(e, fi_fetch_atomic(e->ep, vp, 1, desc, rp, desc, net.addr[pe], raddr, key, dt, amo_map[op].op, NULL),
-             "fi_fetch_atomic");
-        break;
-    default:
-        POST(e, fi_compare_atomic(e->ep, vp, 1, desc, cp, desc, rp, desc, net.addr[pe], raddr, key, dt, FI_CSWAP, NULL),
-             "fi_compare_atomic");
+    default: {
+        /* Waited for through its own completion, as a blocking get is (one progress call per turn, not two) */
+        struct op_done d = {.left = 1};
+        struct fi_ioc in = {.addr = vp, .count = 1}, res = {.addr = rp, .count = 1}, cmp = {.addr = cp, .count = 1};
+        struct fi_rma_ioc rio = {.addr = raddr, .count = 1, .key = key};
+        struct fi_msg_atomic m = {.msg_iov = &in,
+                                  .desc = &desc,
+                                  .iov_count = 1,
+                                  .addr = net.addr[pe],
+                                  .rma_iov = &rio,
+                                  .rma_iov_count = 1,
+                                  .datatype = dt,
+                                  .op = amo_map[op].op,
+                                  .context = &d.fc};
+        if (amo_map[op].kind == K_FETCH)
+            POST(e, fi_fetch_atomicmsg(e->ep, &m, &res, &desc, 1, FI_COMPLETION), "fi_fetch_atomicmsg");
+        else
+            POST(e, fi_compare_atomicmsg(e->ep, &m, &cmp, &desc, 1, &res, &desc, 1, FI_COMPLETION),
+                 "fi_compare_atomicmsg");
+        wait_op(e, &d);
     }
-    wait_posted(e);
+    }
     return size == 8 ? rp->u64 : rp->u32;
 }
 
