@@ -84,26 +84,46 @@ static void no_remote_gpu(const struct shmemi_seg *sg, int pe, const char *fn) {
                      pe, sg->name);
 }
 
-#define GPU_STAGE ((size_t)1 << 20)
-/* A local GPU buffer to or from another node: staged through host memory in pieces (blocking transfers). */
+/* A local GPU buffer to or from another node: staged through two page-locked host buffers in pieces, the GPU copy
+ * of one piece running while the network moves the other (blocking transfers: each network piece is complete, its
+ * buffer free again, when the call returns). Pieces are a quarter of the transfer, 64 KiB to SHMEMI_GTL_STAGE, so
+ * mid-sized transfers overlap too. */
 static void gpu_net(shmem_ctx_t ctx, int put, struct shmemi_seg *sg, size_t off, char *local, size_t n, int pe,
                     const char *fn) {
     no_remote_gpu(sg, pe, fn);
-    char *tmp = malloc(n < GPU_STAGE ? n : GPU_STAGE);
-    if (!tmp)
-        shmemi_fatal(fn, "out of memory for staging %zu bytes of GPU data", n);
-    for (size_t done = 0; done < n;) {
-        size_t k = n - done < GPU_STAGE ? n - done : GPU_STAGE;
-        if (put) {
-            shmemi_gtl_copy(tmp, local + done, k, fn);
-            shmemi_ofi_put(ctx, sg, off + done, tmp, k, pe, 0);
-        } else {
-            shmemi_ofi_get(ctx, sg, off + done, tmp, k, pe, 0);
-            shmemi_gtl_copy(local + done, tmp, k, fn);
+    char *buf = shmemi_gtl_stage_get(fn);
+    size_t piece = n / 4 < ((size_t)64 << 10) ? (size_t)64 << 10 : n / 4;
+    if (piece > SHMEMI_GTL_STAGE)
+        piece = SHMEMI_GTL_STAGE;
+    size_t npieces = (n + piece - 1) / piece;
+    void *ticket[2] = {NULL, NULL};
+    if (put) { /* copy i+1 out of the GPU while piece i goes to the peer */
+        ticket[0] = shmemi_gtl_copy_start(buf, local, n < piece ? n : piece, fn);
+        for (size_t i = 0; i < npieces; i++) {
+            size_t at = i * piece, len = i + 1 == npieces ? n - at : piece;
+            char *b = buf + (i & 1) * SHMEMI_GTL_STAGE;
+            shmemi_gtl_copy_end(ticket[i & 1], 1, fn);
+            if (i + 1 < npieces) {
+                size_t at1 = at + piece, len1 = i + 2 == npieces ? n - at1 : piece;
+                ticket[(i + 1) & 1] =
+                    shmemi_gtl_copy_start(buf + ((i + 1) & 1) * SHMEMI_GTL_STAGE, local + at1, len1, fn);
+            }
+            shmemi_ofi_put(ctx, sg, off + at, b, len, pe, 0);
         }
-        done += k;
+    } else { /* piece i+1 comes from the peer while piece i is copied into the GPU */
+        for (size_t i = 0; i < npieces; i++) {
+            size_t at = i * piece, len = i + 1 == npieces ? n - at : piece;
+            char *b = buf + (i & 1) * SHMEMI_GTL_STAGE;
+            if (ticket[i & 1]) /* piece i-2's copy out of this buffer */
+                shmemi_gtl_copy_end(ticket[i & 1], 1, fn);
+            shmemi_ofi_get(ctx, sg, off + at, b, len, pe, 0);
+            ticket[i & 1] = shmemi_gtl_copy_start(local + at, b, len, fn);
+        }
+        for (int k = 0; k < 2; k++)
+            if (ticket[k])
+                shmemi_gtl_copy_end(ticket[k], 1, fn);
     }
-    free(tmp);
+    shmemi_gtl_stage_put(buf);
 }
 
 /* With GPU support on: when the n bytes between `local` and the peer's copy (mapped, else segment sg at off over the

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "state.h"
 
@@ -28,11 +29,16 @@ int shmemi_gtl_init(int local_rank, int nlocal, char *why, size_t whylen) {
 }
 
 static void *scratch_kept;
+static char *stage_kept;
+static void stage_free(char *p);
 
 void shmemi_gtl_fini(void) {
     void *k = __atomic_exchange_n(&scratch_kept, NULL, __ATOMIC_ACQ_REL);
     if (k)
         shmemi_gtl->free(k, SHMEMI_GTL_SCRATCH);
+    char *st = __atomic_exchange_n(&stage_kept, NULL, __ATOMIC_ACQ_REL);
+    if (st)
+        stage_free(st);
     if (shmemi_gtl)
         shmemi_gtl->fini();
     shmemi_gtl = NULL;
@@ -98,6 +104,48 @@ void shmemi_gtl_forget(const void *base) {
 void shmemi_gtl_copy(void *dst, const void *src, size_t n, const char *fn) {
     if (n && shmemi_gtl->copy(dst, src, n))
         shmemi_fatal(fn, "the GPU copy of %zu bytes from %p to %p failed (%s)", n, src, dst, shmemi_gtl->name);
+}
+
+void *shmemi_gtl_copy_start(void *dst, const void *src, size_t n, const char *fn) {
+    void *t = NULL;
+    if (shmemi_gtl->copy_start(dst, src, n, &t))
+        shmemi_fatal(fn, "queueing a GPU copy of %zu bytes from %p to %p failed (%s)", n, src, dst, shmemi_gtl->name);
+    return t;
+}
+
+int shmemi_gtl_copy_end(void *ticket, int wait, const char *fn) {
+    int r = shmemi_gtl->copy_end(ticket, wait);
+    if (r < 0)
+        shmemi_fatal(fn, "a queued GPU copy failed (%s)", shmemi_gtl->name);
+    return r;
+}
+
+/* ---- staging buffers: a page of header (whether the pair is pinned), then the two buffers ---- */
+static char *stage_alloc(const char *fn) {
+    size_t pg = shmemi_rt.page, len = pg + 2 * SHMEMI_GTL_STAGE;
+    char *h = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (h == MAP_FAILED)
+        shmemi_fatal(fn, "out of memory for %zu bytes of staging buffers for GPU data", 2 * SHMEMI_GTL_STAGE);
+    *(int *)(void *)h = !shmemi_gtl->host_register(h + pg, 2 * SHMEMI_GTL_STAGE); /* unpinned still works */
+    return h + pg;
+}
+
+static void stage_free(char *p) {
+    char *h = p - shmemi_rt.page;
+    if (*(int *)(void *)h && shmemi_gtl->host_unregister(p))
+        shmemi_fatal("shmem (GPU staging)", "the GPU driver (%s) cannot unpin a staging buffer", shmemi_gtl->name);
+    munmap(h, shmemi_rt.page + 2 * SHMEMI_GTL_STAGE);
+}
+
+char *shmemi_gtl_stage_get(const char *fn) {
+    char *p = __atomic_exchange_n(&stage_kept, NULL, __ATOMIC_ACQ_REL);
+    return p ? p : stage_alloc(fn);
+}
+
+void shmemi_gtl_stage_put(char *p) {
+    char *none = NULL;
+    if (!__atomic_compare_exchange_n(&stage_kept, &none, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        stage_free(p);
 }
 
 void shmemi_gtl_memset(void *dst, int byte, size_t n, const char *fn) {

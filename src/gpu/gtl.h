@@ -38,6 +38,12 @@ struct gtl_backend {
     /* every peer has imported `base`: names (if the backend has any) can go */
     void (*ipc_done)(void *base);
     int (*copy)(void *dst, const void *src, size_t n); /* synchronous: done when it returns */
+    /* Pipelines: copy_start queues a copy behind the ones queued before it and gives a ticket; copy_end(ticket, 0)
+     * says whether it is done yet (1: not yet, ticket kept), copy_end(ticket, 1) waits for it; a ticket is given back
+     * by the copy_end that returns 0 (or -1: the copy failed). With page-locked host memory (host_register) on the
+     * host side, the copy runs while the CPU goes on. */
+    int (*copy_start)(void *dst, const void *src, size_t n, void **ticket);
+    int (*copy_end)(void *ticket, int wait);
     int (*memset)(void *dst, int byte, size_t n);
     /* an OpenSHMEM atomic (SHMEMI_AMO_*) on a 4- or 8-byte word of device memory, own or imported */
     int (*amo)(void *p, int op, uint64_t value, uint64_t cond, size_t size, uint64_t *old);
@@ -73,6 +79,14 @@ SHMEMI_HIDDEN void shmemi_gtl_forget(const void *base);
 
 /* Copy with either side in device memory; aborts the job naming fn when the backend fails. */
 SHMEMI_HIDDEN void shmemi_gtl_copy(void *dst, const void *src, size_t n, const char *fn);
+/* the same, for pipelines (see copy_start); copy_end returns 1 while the copy is not done (only when !wait) */
+SHMEMI_HIDDEN void *shmemi_gtl_copy_start(void *dst, const void *src, size_t n, const char *fn);
+SHMEMI_HIDDEN int shmemi_gtl_copy_end(void *ticket, int wait, const char *fn);
+/* Two page-locked host buffers of SHMEMI_GTL_STAGE bytes each (pinned where the backend can), for pipelines that
+ * copy one piece while the network moves the other; one pair is kept between uses, as the scratch is. */
+#define SHMEMI_GTL_STAGE ((size_t)1 << 20)
+SHMEMI_HIDDEN char *shmemi_gtl_stage_get(const char *fn);
+SHMEMI_HIDDEN void shmemi_gtl_stage_put(char *p);
 SHMEMI_HIDDEN void shmemi_gtl_memset(void *dst, int byte, size_t n, const char *fn);
 SHMEMI_HIDDEN void shmemi_gpu_info_print(FILE *f);
 /* 2D copy (rows of width bytes at pitches dpitch and spitch); row by row where the backend cannot */

@@ -33,6 +33,53 @@ static void check_dev(const long *dev, int from, int salt, const char *what) {
     shmem_barrier_all();
 }
 
+static unsigned char pattern(int pe, size_t i) { return (unsigned char)(i * 131 + (size_t)pe * 7 + (i >> 12)); }
+
+/* Large transfers between GPU memory and a peer's GPU and host memory: to a peer on another node they are staged
+ * through host memory in pieces, each piece's GPU copy overlapping the network's move of the one before; sizes of one
+ * piece, several, and several with a remainder */
+static void big_transfers(int me, int right, int left) {
+    const size_t sizes[] = {(size_t)100 << 10, ((size_t)200 << 10) + 24, ((size_t)3 << 20) + 8};
+    const size_t max = sizes[2];
+    unsigned char *dsrc = shmemg_malloc(max), *ddst = shmemg_malloc(max), *hdst = shmem_malloc(max);
+    unsigned char *host = malloc(max), *back = malloc(max);
+    REQUIRE(dsrc && ddst && hdst && host && back, "allocating %zu bytes for large transfers", max);
+    for (size_t i = 0; i < max; i++)
+        host[i] = pattern(me, i);
+    shmem_putmem(dsrc, host, max, me);
+    shmem_barrier_all();
+    for (int k = 0; k < 3; k++) {
+        size_t len = sizes[k];
+        shmem_putmem(ddst, dsrc, len, right); /* D-D */
+        shmem_putmem(hdst, dsrc, len, right); /* D-H */
+        shmem_barrier_all();
+        memset(back, 0, len);
+        shmem_getmem(back, ddst, len, me);
+        for (size_t i = 0; i < len; i++)
+            if (back[i] != pattern(left, i) || hdst[i] != pattern(left, i)) {
+                FAIL("put of %zu bytes from GPU memory: byte %zu is %d (GPU) and %d (host), expected %d", len, i,
+                     back[i], hdst[i], pattern(left, i));
+                break;
+            }
+        shmem_barrier_all();
+        shmem_getmem(ddst, dsrc, len, right); /* D-D, into GPU memory */
+        memset(back, 0, len);
+        shmem_getmem(back, ddst, len, me);
+        for (size_t i = 0; i < len; i++)
+            if (back[i] != pattern(right, i)) {
+                FAIL("get of %zu bytes into GPU memory: byte %zu is %d, expected %d", len, i, back[i],
+                     pattern(right, i));
+                break;
+            }
+        shmem_barrier_all();
+    }
+    free(host);
+    free(back);
+    shmem_free(hdst);
+    shmemg_free(ddst);
+    shmemg_free(dsrc);
+}
+
 int main(void) {
     int provided = 0;
     shmem_init_thread(SHMEM_THREAD_SINGLE | SHMEM_DEVICE_HOST_INIT, &provided);
@@ -180,6 +227,8 @@ int main(void) {
         check_dev(pp, left, 8, "KIND=DEVICE partition");
         shmem_partition_free(pp);
     }
+
+    big_transfers(me, right, left);
 
     shmem_free(ds2);
     shmemg_free(dd);

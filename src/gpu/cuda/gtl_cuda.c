@@ -11,12 +11,14 @@
 /* The few driver API types used, declared here so the build needs no CUDA headers (values from cuda.h). */
 typedef int CUresult;
 typedef int CUdevice;
-typedef void *CUcontext, *CUstream, *CUmodule, *CUfunction;
+typedef void *CUcontext, *CUstream, *CUmodule, *CUfunction, *CUevent;
 typedef unsigned long long CUdeviceptr;
 typedef struct {
     char reserved[64];
 } CUipcMemHandle;
 #define CUDA_SUCCESS 0
+#define CUDA_ERROR_NOT_READY 600
+#define CU_EVENT_DISABLE_TIMING 2
 #define CU_POINTER_ATTRIBUTE_MEMORY_TYPE 2
 #define CU_POINTER_ATTRIBUTE_SYNC_MEMOPS 6
 #define CU_POINTER_ATTRIBUTE_RANGE_START_ADDR 11
@@ -60,6 +62,11 @@ typedef struct {
     X("cuStreamCreate", (CUstream *, unsigned), stream_create)                                                         \
     X("cuStreamDestroy_v2", (CUstream), stream_destroy)                                                                \
     X("cuStreamSynchronize", (CUstream), stream_sync)                                                                  \
+    X("cuEventCreate", (CUevent *, unsigned), event_create)                                                            \
+    X("cuEventDestroy_v2", (CUevent), event_destroy)                                                                   \
+    X("cuEventRecord", (CUevent, CUstream), event_record)                                                              \
+    X("cuEventQuery", (CUevent), event_query)                                                                          \
+    X("cuEventSynchronize", (CUevent), event_sync)                                                                     \
     X("cuMemAlloc_v2", (CUdeviceptr *, size_t), mem_alloc)                                                             \
     X("cuMemFree_v2", (CUdeviceptr), mem_free)                                                                         \
     X("cuMemHostAlloc", (void **, size_t, unsigned), host_alloc)                                                       \
@@ -93,6 +100,12 @@ static CUdevice dev;
 static int retained;
 static CUstream stream;
 static int stream_lock; /* one copy at a time on the library's stream */
+/* Pipelines' copies (copy_start) go on a stream of their own, so a synchronous copy never waits for them; each is
+ * followed by an event from a pool (under stream_lock). */
+static CUstream astream;
+#define EV_POOL 64
+static CUevent ev_free[EV_POOL];
+static int ev_nfree;
 static CUfunction amo_fn[2];
 /* kernels.cu's reductions gshmemi_red_<op>_<type>, looked up on first use */
 enum { T_U8, T_U16, T_U32, T_U64, T_I8, T_I16, T_I32, T_I64, T_F32, T_F64, T_C32, T_C64, T_NONE };
@@ -174,8 +187,12 @@ static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, cha
         retained = 1;
     }
     ctx_set = 0;
-    if (use_ctx() || (r = cu.stream_create(&stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) {
+    if (use_ctx() || (r = cu.stream_create(&stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS ||
+        (r = cu.stream_create(&astream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) {
         snprintf(why, whylen, "cannot create a stream: %s", errstr(r));
+        if (stream)
+            cu.stream_destroy(stream);
+        stream = NULL;
         if (retained)
             cu.primary_release(dev);
         unload();
@@ -207,6 +224,9 @@ static void cuda_fini(void) {
         return;
     use_ctx();
     cu.stream_destroy(stream);
+    cu.stream_destroy(astream);
+    while (ev_nfree)
+        cu.event_destroy(ev_free[--ev_nfree]);
     if (amo_out)
         cu.host_free(amo_out);
     amo_out = NULL;
@@ -288,6 +308,40 @@ static int cuda_copy(void *dst, const void *src, size_t n) {
     CUresult r = cu.memcpy_async((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, n, stream);
     if (r == CUDA_SUCCESS)
         r = cu.stream_sync(stream);
+    unlock();
+    return r == CUDA_SUCCESS ? 0 : -1;
+}
+
+static int cuda_copy_start(void *dst, const void *src, size_t n, void **ticket) {
+    if (use_ctx())
+        return -1;
+    lock();
+    CUevent ev = ev_nfree ? ev_free[--ev_nfree] : NULL;
+    CUresult r = ev ? CUDA_SUCCESS : cu.event_create(&ev, CU_EVENT_DISABLE_TIMING);
+    if (r == CUDA_SUCCESS)
+        r = cu.memcpy_async((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, n, astream);
+    if (r == CUDA_SUCCESS)
+        r = cu.event_record(ev, astream);
+    if (r != CUDA_SUCCESS && ev)
+        cu.event_destroy(ev);
+    unlock();
+    if (r != CUDA_SUCCESS)
+        return -1;
+    *ticket = ev;
+    return 0;
+}
+
+static int cuda_copy_end(void *ticket, int wait) {
+    if (use_ctx())
+        return -1;
+    CUresult r = wait ? cu.event_sync(ticket) : cu.event_query(ticket);
+    if (r == CUDA_ERROR_NOT_READY)
+        return 1;
+    lock();
+    if (ev_nfree < EV_POOL)
+        ev_free[ev_nfree++] = ticket;
+    else
+        cu.event_destroy(ticket);
     unlock();
     return r == CUDA_SUCCESS ? 0 : -1;
 }
@@ -441,6 +495,8 @@ const struct gtl_backend shmemi_gtl_cuda = {
     .ipc_close = cuda_ipc_close,
     .ipc_done = cuda_ipc_done,
     .copy = cuda_copy,
+    .copy_start = cuda_copy_start,
+    .copy_end = cuda_copy_end,
     .memset = cuda_memset,
     .amo = cuda_amo,
     .copy2d = cuda_copy2d,

@@ -253,6 +253,20 @@ static int emu_copy(void *dst, const void *src, size_t n) {
     return 0;
 }
 
+/* The emulated GPU copies at once: a ticket is only a token (pipelines' ordering is checked by tests/fakecuda,
+ * whose copies wait until synchronized). */
+static int emu_copy_start(void *dst, const void *src, size_t n, void **ticket) {
+    static char done;
+    *ticket = &done;
+    return emu_copy(dst, src, n);
+}
+
+static int emu_copy_end(void *ticket, int wait) {
+    (void)ticket;
+    (void)wait;
+    return 0;
+}
+
 static int emu_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height) {
     char *d = xlate(dst, (height - 1) * dpitch + width);
     const char *s = xlate(src, (height - 1) * spitch + width);
@@ -320,6 +334,8 @@ const struct gtl_backend shmemi_gtl_emu = {
     .ipc_close = emu_ipc_close,
     .ipc_done = emu_ipc_done,
     .copy = emu_copy,
+    .copy_start = emu_copy_start,
+    .copy_end = emu_copy_end,
     .memset = emu_memset,
     .amo = emu_amo,
     .copy2d = emu_copy2d,
