@@ -2089,6 +2089,7 @@ static int ofi_init(char *err, size_t errlen) {
     /* GPU memory that the provider must register as such (CUDA): a provider with FI_HMEM if there is one, else
      * without (GPU segments are then out of the network's reach) */
     net.hmem = shmemi_rt.gpu && shmemi_gtl && shmemi_gtl->net_iface != FI_HMEM_SYSTEM;
+retry:
     if (net.hmem && pick_provider(shmemi_env.ofi_provider, err, errlen)) {
         shmemi_debug("libfabric transport: no provider with FI_HMEM (%s): GPU memory is not reachable over the network",
                      err);
@@ -2139,6 +2140,27 @@ static int ofi_init(char *err, size_t errlen) {
         /* no compare-and-swap to build the rest on (net in libfabric 1.17 lists FI_ATOMIC but implements none):
          * atomics as messages, if the provider sends them in order after the writes */
         uint64_t need = FI_ORDER_SAW | FI_ORDER_SAS;
+        if ((!(i->caps & FI_MSG) || (i->tx_attr->msg_order & need) != need ||
+             i->tx_attr->inject_size < sizeof(struct am_msg)) &&
+            net.hmem) {
+            /* FI_HMEM can cost a provider what it has without it (shm: atomics, inject): GPU memory then goes
+             * through its owner (staged) on the provider as it is without FI_HMEM */
+            shmemi_debug("libfabric transport: provider %s with FI_HMEM has no compare-and-swap nor ordered messages "
+                         "with inject: trying again without FI_HMEM",
+                         i->fabric_attr->prov_name);
+            ep_close(&net.ep0);
+            fi_close(&net.av->fid);
+            fi_close(&net.domain->fid);
+            fi_close(&net.fabric->fid);
+            fi_freeinfo(net.info);
+            net.av = NULL;
+            net.domain = NULL;
+            net.fabric = NULL;
+            net.info = NULL;
+            memset(net.amo_ok, 0, sizeof net.amo_ok);
+            net.hmem = 0;
+            goto retry;
+        }
         if (!(i->caps & FI_MSG) || (i->tx_attr->msg_order & need) != need ||
             i->tx_attr->inject_size < sizeof(struct am_msg)) {
             snprintf(err, errlen,
