@@ -156,7 +156,7 @@ struct event {
 struct kern {
     const char *name;
     int nparams;
-    size_t size[4];
+    size_t size[5];
     int (*run)(const struct kern *k, const unsigned char *params, unsigned grid, unsigned block);
 };
 
@@ -371,6 +371,8 @@ static int k_red(const struct kern *k, const unsigned char *p, unsigned grid, un
     for (int i = 0; i < 12; i++)
         if (!strcmp(rest, tnames[i]))
             t = i;
+    if (t < 0)
+        return E_INVALID_VALUE;
     void *ap, *bp;
     unsigned long long n;
     memcpy(&ap, p, 8);
@@ -397,13 +399,54 @@ static int k_red(const struct kern *k, const unsigned char *p, unsigned grid, un
     return OK;
 }
 
-static const struct kern kern_amo32 = {"gshmemi_amo32", 5, {0}, k_amo}, kern_amo64 = {"gshmemi_amo64", 5, {0}, k_amo};
-/* parameter sizes, in order (the driver copies each at launch): amo: (T *, int, T, T, unsigned long long *) */
-static const size_t amo32_sizes[] = {8, 4, 4, 4, 8}, amo64_sizes[] = {8, 4, 8, 8, 8}, red_sizes[] = {8, 8, 8};
+/* small copies (SHMEM_GPU_COPY_CUTOVER): put_inline*(dst, n, struct of bytes), copy_sm(dst, src, n) */
+static int k_put_inline(const struct kern *k, const unsigned char *p, unsigned grid, unsigned block) {
+    void *dp;
+    unsigned long long n;
+    memcpy(&dp, p, 8);
+    memcpy(&n, p + 8, 8);
+    if (grid != 1 || n > k->size[2])
+        return E_INVALID_VALUE; /* one block; the data is no longer than the launch carries */
+    char *d = xlate(dp, n, 1);
+    if (!d)
+        return E_ILLEGAL_ADDRESS;
+    memcpy(d, p + 16, n);
+    return OK;
+}
+
+static int k_copy_sm(const struct kern *k, const unsigned char *p, unsigned grid, unsigned block) {
+    (void)k;
+    void *dp, *sp;
+    unsigned long long n;
+    memcpy(&dp, p, 8);
+    memcpy(&sp, p + 8, 8);
+    memcpy(&n, p + 16, 8);
+    char *d = xlate(dp, n, 1);
+    const char *s = xlate(sp, n, 1);
+    if (!d || !s)
+        return E_ILLEGAL_ADDRESS;
+    memmove(d, s, n);
+    return OK;
+}
+
+/* each kernel's parameters, in order: size and alignment (the driver copies each at launch, as laid out in the PTX) */
+static const struct {
+    const char *name; /* a prefix when it ends in '_' */
+    int (*run)(const struct kern *, const unsigned char *, unsigned, unsigned);
+    int nparams;
+    size_t size[5], align[5];
+} protos[] = {
+    {"gshmemi_amo32", k_amo, 5, {8, 4, 4, 4, 8}, {8, 4, 4, 4, 8}},
+    {"gshmemi_amo64", k_amo, 5, {8, 4, 8, 8, 8}, {8, 4, 8, 8, 8}},
+    {"gshmemi_red_", k_red, 3, {8, 8, 8}, {8, 8, 8}},
+    {"gshmemi_put_inline64", k_put_inline, 3, {8, 8, 64}, {8, 8, 1}},
+    {"gshmemi_put_inline4k", k_put_inline, 3, {8, 8, 3968}, {8, 8, 1}},
+    {"gshmemi_copy_sm", k_copy_sm, 3, {8, 8, 8}, {8, 8, 8}},
+};
 
 struct func {
     struct kern k;
-    const size_t *sizes;
+    size_t align[5];
     char name[64];
 };
 #define MAX_FUNCS 256
@@ -862,21 +905,17 @@ API CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
     struct func *f = &funcs[nfuncs];
     memset(f, 0, sizeof *f);
     snprintf(f->name, sizeof f->name, "%s", name);
-    if (!strcmp(name, "gshmemi_amo32")) {
-        f->k = kern_amo32;
-        f->sizes = amo32_sizes;
-    } else if (!strcmp(name, "gshmemi_amo64")) {
-        f->k = kern_amo64;
-        f->sizes = amo64_sizes;
-    } else if (!strncmp(name, "gshmemi_red_", 12)) {
-        f->k = (struct kern){NULL, 3, {0}, k_red};
-        f->sizes = red_sizes;
-    } else {
-        LEAVE(E_NOT_FOUND); /* in the image, but the fake has no C version of it */
+    size_t k = 0, np = sizeof protos / sizeof protos[0];
+    for (; k < np; k++) {
+        size_t len = strlen(protos[k].name);
+        if (protos[k].name[len - 1] == '_' ? !strncmp(name, protos[k].name, len) : !strcmp(name, protos[k].name))
+            break;
     }
-    f->k.name = f->name;
-    for (int i = 0; i < f->k.nparams && i < 4; i++)
-        f->k.size[i] = f->sizes[i];
+    if (k == np)
+        LEAVE(E_NOT_FOUND); /* in the image, but the fake has no C version of it */
+    f->k = (struct kern){f->name, protos[k].nparams, {0}, protos[k].run};
+    memcpy(f->k.size, protos[k].size, sizeof f->k.size);
+    memcpy(f->align, protos[k].align, sizeof f->align);
     nfuncs++;
     *fn = f;
     LEAVE(OK);
@@ -899,8 +938,8 @@ API CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, uns
     o->dpitch = bx;
     size_t off = 0; /* the arguments' values are taken now, as the driver does */
     for (int i = 0; i < f->k.nparams; i++) {
-        size_t sz = f->sizes[i];
-        off = (off + sz - 1) & ~(sz - 1);
+        size_t sz = f->k.size[i];
+        off = (off + f->align[i] - 1) & ~(f->align[i] - 1);
         if (!params[i] || off + sz > sizeof o->params) {
             free(o);
             LEAVE(E_INVALID_VALUE);

@@ -111,6 +111,13 @@ static CUfunction amo_fn[2];
 enum { T_U8, T_U16, T_U32, T_U64, T_I8, T_I16, T_I32, T_I64, T_F32, T_F64, T_C32, T_C64, T_NONE };
 static CUfunction red_fn[SHMEMI_OP_PROD + 1][T_NONE];
 static unsigned long long *amo_out; /* pinned, mapped: where the atomic kernel leaves the old value */
+/* Small copies as kernels (SHMEM_GPU_COPY_CUTOVER): the launch carries host data up to INLINE_MAX bytes; GPU data
+ * bound for the host goes through `bounce` (pinned, mapped) */
+#define INLINE_MAX 3968
+#define BOUNCE_SIZE ((size_t)64 << 10)
+static size_t cutover;
+static CUfunction inline_fn[2], copy_fn;
+static unsigned char *bounce;
 
 #ifdef GSHMEM_HAVE_CUDA_PTX
 #include "kernels_ptx.h" /* generated: static const char gshmemi_kernels_ptx[] */
@@ -206,6 +213,13 @@ static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, cha
         amo_fn[0] = amo_fn[1] = NULL; /* atomics on device memory then fail with a message; the rest works */
         mod = NULL;                   /* and reductions run on the host */
     }
+    cutover = mod ? shmemi_env.gpu_copy_cutover : 0;
+    if (cutover && (cu.module_function(&inline_fn[0], mod, "gshmemi_put_inline64") != CUDA_SUCCESS ||
+                    cu.module_function(&inline_fn[1], mod, "gshmemi_put_inline4k") != CUDA_SUCCESS ||
+                    cu.module_function(&copy_fn, mod, "gshmemi_copy_sm") != CUDA_SUCCESS ||
+                    cu.host_alloc((void **)&bounce, BOUNCE_SIZE,
+                                  CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) != CUDA_SUCCESS))
+        cutover = 0; /* every copy on the copy engine */
 #endif
     char name[128] = "?";
     size_t mem = 0;
@@ -230,6 +244,10 @@ static void cuda_fini(void) {
     if (amo_out)
         cu.host_free(amo_out);
     amo_out = NULL;
+    if (bounce)
+        cu.host_free(bounce);
+    bounce = NULL;
+    cutover = 0;
     amo_fn[0] = amo_fn[1] = NULL;
     memset(red_fn, 0, sizeof red_fn);
     mod = NULL;
@@ -301,10 +319,51 @@ static void cuda_ipc_done(void *base) { (void)base; }
 /* Copies go on the library's own stream and are waited for: a copy from pageable host memory may return before
  * its DMA lands otherwise, and OpenSHMEM's blocking routines promise the source is reusable and (for gets) the data
  * there when they return. */
+static int on_device(const void *p) {
+    unsigned type = 0;
+    return cu.ptr_attr(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS &&
+           type == CU_MEMORYTYPE_DEVICE;
+}
+
+/* A copy of n <= cutover bytes as a kernel (under the lock): its launch costs less than a copy engine's start, and
+ * host data up to INLINE_MAX bytes needs no DMA at all. -1: not a case for a kernel (the copy engine's). */
+static CUresult small_copy(void *dst, const void *src, size_t n) {
+    int sd = on_device(src), dd = on_device(dst);
+    unsigned long long len = n;
+    if (!sd && dd) { /* host to GPU: the data inside the launch */
+        if (n > INLINE_MAX)
+            return -1;
+        struct {
+            unsigned char b[INLINE_MAX];
+        } data;
+        memcpy(data.b, src, n);
+        void *d = dst, *args[] = {&d, &len, &data};
+        CUresult r = cu.launch(inline_fn[n > 64], 1, 1, 1, n < 128 ? (unsigned)n : 128, 1, 1, 0, stream, args, NULL);
+        return r == CUDA_SUCCESS ? cu.stream_sync(stream) : r;
+    }
+    if (!sd || (!dd && n > BOUNCE_SIZE))
+        return -1;
+    void *d = dd ? dst : (void *)bounce, *s = (void *)(uintptr_t)src, *args[] = {&d, &s, &len};
+    unsigned threads = n < 256 ? (unsigned)n : 256, blocks = (unsigned)((n + 4095) / 4096);
+    CUresult r = cu.launch(copy_fn, blocks > 64 ? 64 : blocks, 1, 1, threads, 1, 1, 0, stream, args, NULL);
+    if (r == CUDA_SUCCESS)
+        r = cu.stream_sync(stream);
+    if (r == CUDA_SUCCESS && !dd)
+        memcpy(dst, bounce, n);
+    return r;
+}
+
 static int cuda_copy(void *dst, const void *src, size_t n) {
     if (use_ctx())
         return -1;
     lock();
+    if (n && n <= cutover) {
+        CUresult r = small_copy(dst, src, n);
+        if (r != -1) {
+            unlock();
+            return r == CUDA_SUCCESS ? 0 : -1;
+        }
+    }
     CUresult r = cu.memcpy_async((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, n, stream);
     if (r == CUDA_SUCCESS)
         r = cu.stream_sync(stream);

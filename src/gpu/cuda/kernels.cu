@@ -29,6 +29,30 @@ extern "C" __global__ void gshmemi_amo64(unsigned long long *p, int op, unsigned
     __threadfence_system();
 }
 
+/* ---- small copies as kernels (SHMEM_GPU_COPY_CUTOVER): host data up to 64 or 3968 bytes travels inside the launch
+ * (the parameters stay under the driver's 4 KiB); other copies are a grid-stride loop over bytes ---- */
+struct gshmemi_inline64 { unsigned char b[64]; };
+struct gshmemi_inline4k { unsigned char b[3968]; };
+
+extern "C" __global__ void gshmemi_put_inline64(unsigned char *dst, unsigned long long n, gshmemi_inline64 d) {
+    for (unsigned long long i = threadIdx.x; i < n; i += blockDim.x)
+        dst[i] = d.b[i];
+    __threadfence_system();
+}
+
+extern "C" __global__ void gshmemi_put_inline4k(unsigned char *dst, unsigned long long n, gshmemi_inline4k d) {
+    for (unsigned long long i = threadIdx.x; i < n; i += blockDim.x)
+        dst[i] = d.b[i];
+    __threadfence_system();
+}
+
+extern "C" __global__ void gshmemi_copy_sm(unsigned char *dst, const unsigned char *src, unsigned long long n) {
+    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
+         i += (unsigned long long)gridDim.x * blockDim.x)
+        dst[i] = src[i];
+    __threadfence_system();
+}
+
 /* ---- reductions: a grid-stride loop over n elements ---- */
 struct cf { float re, im; };
 struct cd { double re, im; };
