@@ -4,7 +4,8 @@
 # shmem-perf with H-H, H-D, D-H and D-D buffers and gpu-floor, the CUDA-IPC floor. Everything lands in OUT (default
 # $OUT, else /tmp/gpu-out): build and test logs, shmem-perf-<combo>-np<N>.{txt,json}, gpu-floor.{txt,json}.
 # Stages (default: all, in this order): build, test, floor, perf (the four combinations), pinned (H-D and D-H again
-# with SHMEM_GPU_PIN_HOST=1). The device tool allows 10 minutes per command: run the stages in separate calls there
+# with SHMEM_GPU_PIN_HOST=1), cutover (put and get latency up to 64 KiB for H-D, D-H and D-D with
+# SHMEM_GPU_COPY_CUTOVER=0, 4k and 64k: where kernels beat the copy engine, to choose its default). The device tool allows 10 minutes per command: run the stages in separate calls there
 # (the build directory is kept between calls on a warm machine), e.g. `scripts/gpu-run.sh $OUT build test`, then
 # `scripts/gpu-run.sh $OUT floor perf`, then `... pinned`.
 # Nothing is compared here: the medians go side by side in the issue note and bench/results/.
@@ -24,6 +25,15 @@ perf() { # perf SRC DST TAG [ENV...]: one shmem-perf run of put/get latency and 
         "$build/bench/shmem-perf" --src "$s" --dst "$d" --test put_lat,put_bw,get_lat,get_bw --max "$max" \
         --json "$out/shmem-perf-$tag-np$np.json" > "$out/shmem-perf-$tag-np$np.txt" 2>&1
     echo "shmem-perf $s -> $d ($tag): rc $?"
+}
+
+lat() { # lat SRC DST TAG [ENV...]: put and get latency up to 64 KiB
+    local s=$1 d=$2 tag=$3
+    shift 3
+    env SHMEM_SYMMETRIC_SIZE_DEVICE=512M "$@" timeout 300 "$build/tools/oshrun" -np "$np" "$build/bench/shmem-perf" \
+        --src "$s" --dst "$d" --test put_lat,get_lat --max 64K --json "$out/lat-$tag-np$np.json" \
+        > "$out/lat-$tag-np$np.txt" 2>&1
+    echo "latency $s -> $d ($tag): rc $?"
 }
 
 for stage in $stages; do
@@ -54,8 +64,15 @@ for stage in $stages; do
         perf host device hd-pinned SHMEM_GPU_PIN_HOST=1
         perf device host dh-pinned SHMEM_GPU_PIN_HOST=1
         ;;
+    cutover)
+        for c in 0 4k 64k; do
+            lat host device "hd-cut$c" SHMEM_GPU_COPY_CUTOVER=$c
+            lat device host "dh-cut$c" SHMEM_GPU_COPY_CUTOVER=$c
+            lat device device "dd-cut$c" SHMEM_GPU_COPY_CUTOVER=$c
+        done
+        ;;
     *)
-        echo "gpu-run.sh: unknown stage $stage (build, test, floor, perf, pinned)"
+        echo "gpu-run.sh: unknown stage $stage (build, test, floor, perf, pinned, cutover)"
         exit 2
         ;;
     esac
