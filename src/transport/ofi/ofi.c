@@ -251,6 +251,9 @@ static void am_handle(struct ofi_ep *e, struct am_rbuf *b);
 static struct am_rbuf *am_later[AM_LATER];
 static int am_nlater;
 static void am_post_later(void);
+/* Staged puts into GPU memory whose copies are still queued on the GPU (see am_putsig); under am_lock */
+static int am_nfly;
+static void am_fly_reap(struct ofi_ep *e, int wait);
 static int am_ours(const void *ctx);
 enum { K_WRITE, K_FETCH, K_CSWAP };
 
@@ -296,6 +299,8 @@ static int drive(struct ofi_ep *e) {
             am_handle(e, (struct am_rbuf *)ent[i].op_context);
         else
             op_completed(ent[i].op_context);
+    if (am_nfly)
+        am_fly_reap(e, 0);
     __atomic_store_n(&net.am_lock, 0, __ATOMIC_RELEASE);
     if (n == -FI_EAVAIL)
         check_errors(e, 1);
@@ -900,8 +905,58 @@ static void am_got(const struct am_rbuf *b) {
     __atomic_sub_fetch(&((struct am_slot *)(uintptr_t)b->m.token)->left, 1, __ATOMIC_RELEASE);
 }
 
+/* A staged put into GPU memory: its copy is queued on the GPU and its receive buffer posted again once the copy is
+ * done (am_fly_reap), so the owner takes the next message while the GPU copies this one instead of waiting for each
+ * 16 KiB. Copies are queued in order; every other message waits for all queued ones first (am_handle), so a flush,
+ * a signal, a get or an atomic after these puts finds their data in place. */
+#define AM_FLY 64 /* of the AM_NBUF receive buffers */
+static struct am_fly {
+    struct am_rbuf *b;
+    void *ticket;
+} am_fly[AM_FLY];
+static int am_fly_head;
+
+static int am_put_gpu(struct ofi_ep *e, struct am_rbuf *b) {
+    const struct am_msg *m = &b->m;
+    struct shmemi_seg *sg = am_seg(m->seg);
+    if (m->kind != AM_PUT || !sg || sg->kind != SHMEMI_MEM_DEVICE || m->token > AM_DATA ||
+        m->off + m->token > sg->map_size)
+        return 0;          /* (malformed ones are reported by am_putsig) */
+    if (am_nfly == AM_FLY) /* the oldest one first */
+        am_fly_reap(e, 2);
+    void *t = shmemi_gtl_copy_start((char *)sg->base + m->off, b->data, m->token,
+                                    "shmem_put (libfabric transport, staged GPU data)");
+    am_fly[(am_fly_head + am_nfly++) % AM_FLY] = (struct am_fly){b, t};
+    return 1;
+}
+
+/* Posts again the buffers of staged puts whose copies are done: wait 0 only those done now, 1 all (waiting), 2 the
+ * oldest (waiting). */
+static void am_fly_reap(struct ofi_ep *e, int wait) {
+    int reaped = 0;
+    while (am_nfly) {
+        struct am_fly *f = &am_fly[am_fly_head];
+        if (shmemi_gtl_copy_end(f->ticket, wait != 0, "shmem_put (libfabric transport, staged GPU data)"))
+            break; /* not yet, nor the ones queued after it */
+        am_fly_head = (am_fly_head + 1) % AM_FLY;
+        am_nfly--;
+        reaped = 1;
+        int rc = e ? am_post(&net.ep0, f->b) : 0; /* (every receive buffer is endpoint 0's; none at finalize) */
+        if (rc)
+            ofi_fatal("fi_recvmsg (atomic messages)", rc);
+        if (wait == 2)
+            break;
+    }
+    if (reaped)
+        shmemi_wake_after_traffic();
+}
+
 static void am_handle(struct ofi_ep *e, struct am_rbuf *b) {
     int answer = b->m.kind == AM_GOT || b->m.kind == AM_REPLY;
+    if (am_put_gpu(e, b))
+        return;
+    if (am_nfly)
+        am_fly_reap(e, 1);
     if (b->m.kind == AM_PUTSIG || b->m.kind == AM_PUT)
         am_putsig(b);
     else if (b->m.kind == AM_GET)
@@ -2303,6 +2358,8 @@ void shmemi_ofi_fini(void) {
     shmemi_ofi_quiet_all();
     shmemb_barrier();
     progress_stop();
+    if (am_nfly)
+        am_fly_reap(NULL, 1); /* the GPU reads the receive buffers until its copies are done */
     pthread_mutex_lock(&ctx_eps_lock);
     for (int k = 0; k < 64; k++)
         if (ctx_eps[k]) { /* contexts the program did not destroy */
