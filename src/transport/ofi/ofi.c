@@ -864,25 +864,11 @@ static struct am_sbuf *get_sbuf_take(void) {
 
 static void get_sbuf_put(void *b) { get_free[get_nfree++] = b; }
 
-/* AM_GET on the owner of a staged GPU segment: the data is copied out into a send buffer of its own, given back when
- * the send completes (this runs under am_lock, where waiting for a buffer of the ring could wait for completions
- * only this thread would take off the queue). */
-static void am_get(struct ofi_ep *e, const struct am_msg *m) {
-    struct shmemi_seg *sg = am_seg(m->seg);
-    if (!sg || m->cond > AM_DATA || m->off + m->cond > sg->map_size || m->from < 0 || m->from >= shmemi_rt.n_pes)
-        shmemi_fatal("shmem (libfabric transport)", "malformed get message from PE %d", (int)m->from);
-    struct am_sbuf *sb = get_sbuf_take();
-    sb->m = (struct am_msg){
-        .kind = AM_GOT, .from = (int32_t)shmemi_rt.my_pe, .value = m->value, .cond = m->cond, .token = m->token};
-    if (sg->kind == SHMEMI_MEM_DEVICE)
-        shmemi_gtl_copy(sb->data, (char *)sg->base + m->off, m->cond,
-                        "shmem_get (libfabric transport, staged GPU data)");
-    else
-        memcpy(sb->data, (char *)sg->base + m->off, m->cond);
-    struct iovec iov = {.iov_base = &sb->m, .iov_len = sizeof sb->m + m->cond};
+/* Sends the answer of a staged get (data in sb, copied out of the segment) to PE `to`. */
+static void am_get_send(struct ofi_ep *e, struct am_sbuf *sb, int to) {
+    struct iovec iov = {.iov_base = &sb->m, .iov_len = sizeof sb->m + sb->m.cond};
     void *desc = sb->mr ? fi_mr_desc(sb->mr) : NULL;
-    struct fi_msg msg = {
-        .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = net.addr[m->from], .context = &sb->d.fc};
+    struct fi_msg msg = {.msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = net.addr[to], .context = &sb->d.fc};
     if (SHMEMI_UNLIKELY(net.mr_local))
         lcheck(iov.iov_base, iov.iov_len, desc, "shmem_get (libfabric transport, staged GPU data)");
     ssize_t rc;
@@ -892,10 +878,32 @@ static void am_get(struct ofi_ep *e, const struct am_msg *m) {
         (void)fi_cntr_read(e->cntr); /* progress without taking messages (we hold am_lock) */
         if (++n > 64)
             sched_yield();
-        stall_check(&st, "fi_sendmsg (staged get answer)", (int)m->from, 1);
+        stall_check(&st, "fi_sendmsg (staged get answer)", to, 1);
     }
     if (rc)
         ofi_fatal("fi_sendmsg (staged get)", (int)rc);
+}
+
+static void am_fly_push(struct ofi_ep *e, struct am_rbuf *b, struct am_sbuf *sb, int to, void *dst, const void *src,
+                        size_t len);
+
+/* AM_GET on the owner of a staged GPU segment: the data is copied out into a send buffer of its own, given back when
+ * the send completes (this runs under am_lock, where waiting for a buffer of the ring could wait for completions
+ * only this thread would take off the queue). Out of GPU memory the copy is queued (see am_fly) and the answer sent
+ * when it is done, so the next requests are taken meanwhile. */
+static void am_get(struct ofi_ep *e, const struct am_msg *m) {
+    struct shmemi_seg *sg = am_seg(m->seg);
+    if (!sg || m->cond > AM_DATA || m->off + m->cond > sg->map_size || m->from < 0 || m->from >= shmemi_rt.n_pes)
+        shmemi_fatal("shmem (libfabric transport)", "malformed get message from PE %d", (int)m->from);
+    struct am_sbuf *sb = get_sbuf_take();
+    sb->m = (struct am_msg){
+        .kind = AM_GOT, .from = (int32_t)shmemi_rt.my_pe, .value = m->value, .cond = m->cond, .token = m->token};
+    if (sg->kind == SHMEMI_MEM_DEVICE) {
+        am_fly_push(e, NULL, sb, (int)m->from, sb->data, (char *)sg->base + m->off, m->cond);
+        return;
+    }
+    memcpy(sb->data, (char *)sg->base + m->off, m->cond);
+    am_get_send(e, sb, (int)m->from);
 }
 
 static void am_got(const struct am_rbuf *b) {
@@ -905,45 +913,60 @@ static void am_got(const struct am_rbuf *b) {
     __atomic_sub_fetch(&((struct am_slot *)(uintptr_t)b->m.token)->left, 1, __ATOMIC_RELEASE);
 }
 
-/* A staged put into GPU memory: its copy is queued on the GPU and its receive buffer posted again once the copy is
- * done (am_fly_reap), so the owner takes the next message while the GPU copies this one instead of waiting for each
- * 16 KiB. Copies are queued in order; every other message waits for all queued ones first (am_handle), so a flush,
- * a signal, a get or an atomic after these puts finds their data in place. */
-#define AM_FLY 64 /* of the AM_NBUF receive buffers */
+/* Staged data moved by queued GPU copies (am_fly): a put's copy into GPU memory, after which its receive buffer is
+ * posted again, and a get's copy out of it, after which the answer is sent. The owner takes the next messages while
+ * the GPU copies instead of waiting for each 16 KiB. Copies are queued in order, gets' behind the puts before them;
+ * every other message waits for all queued copies first (am_handle), so a flush, a signal or an atomic after puts
+ * finds their data in place. Under am_lock. */
+#define AM_FLY 64 /* receive buffers held: half of AM_NBUF */
 static struct am_fly {
-    struct am_rbuf *b;
+    struct am_rbuf *b;  /* a put's receive buffer, or NULL */
+    struct am_sbuf *sb; /* a get's answer, or NULL */
+    int to;             /* (the get's asker) */
     void *ticket;
 } am_fly[AM_FLY];
 static int am_fly_head;
+
+static void am_fly_push(struct ofi_ep *e, struct am_rbuf *b, struct am_sbuf *sb, int to, void *dst, const void *src,
+                        size_t len) {
+    if (am_nfly == AM_FLY) /* the oldest one first */
+        am_fly_reap(e, 2);
+    void *t = shmemi_gtl_copy_start(dst, src, len, "shmem (libfabric transport, staged GPU data)");
+    am_fly[(am_fly_head + am_nfly++) % AM_FLY] = (struct am_fly){b, sb, to, t};
+}
 
 static int am_put_gpu(struct ofi_ep *e, struct am_rbuf *b) {
     const struct am_msg *m = &b->m;
     struct shmemi_seg *sg = am_seg(m->seg);
     if (m->kind != AM_PUT || !sg || sg->kind != SHMEMI_MEM_DEVICE || m->token > AM_DATA ||
         m->off + m->token > sg->map_size)
-        return 0;          /* (malformed ones are reported by am_putsig) */
-    if (am_nfly == AM_FLY) /* the oldest one first */
-        am_fly_reap(e, 2);
-    void *t = shmemi_gtl_copy_start((char *)sg->base + m->off, b->data, m->token,
-                                    "shmem_put (libfabric transport, staged GPU data)");
-    am_fly[(am_fly_head + am_nfly++) % AM_FLY] = (struct am_fly){b, t};
+        return 0; /* (malformed ones are reported by am_putsig) */
+    am_fly_push(e, b, NULL, 0, (char *)sg->base + m->off, b->data, m->token);
     return 1;
 }
 
-/* Posts again the buffers of staged puts whose copies are done: wait 0 only those done now, 1 all (waiting), 2 the
- * oldest (waiting). */
+/* Finishes the staged copies that are done: wait 0 only those done now, 1 all (waiting), 2 the oldest (waiting).
+ * With e NULL (finalize) nothing is posted or sent. */
 static void am_fly_reap(struct ofi_ep *e, int wait) {
     int reaped = 0;
     while (am_nfly) {
-        struct am_fly *f = &am_fly[am_fly_head];
-        if (shmemi_gtl_copy_end(f->ticket, wait != 0, "shmem_put (libfabric transport, staged GPU data)"))
+        struct am_fly f = am_fly[am_fly_head];
+        if (shmemi_gtl_copy_end(f.ticket, wait != 0, "shmem (libfabric transport, staged GPU data)"))
             break; /* not yet, nor the ones queued after it */
         am_fly_head = (am_fly_head + 1) % AM_FLY;
         am_nfly--;
-        reaped = 1;
-        int rc = e ? am_post(&net.ep0, f->b) : 0; /* (every receive buffer is endpoint 0's; none at finalize) */
-        if (rc)
-            ofi_fatal("fi_recvmsg (atomic messages)", rc);
+        if (f.b) {
+            reaped = 1;
+            int rc = e ? am_post(&net.ep0, f.b) : 0; /* (every receive buffer is endpoint 0's) */
+            if (rc)
+                ofi_fatal("fi_recvmsg (atomic messages)", rc);
+        } else if (e) {
+            am_get_send(&net.ep0, f.sb, f.to);
+        } else if (f.sb->d.heap == SBUF_POOL) {
+            get_sbuf_put(f.sb);
+        } else {
+            sbuf_free(f.sb);
+        }
         if (wait == 2)
             break;
     }
@@ -951,11 +974,17 @@ static void am_fly_reap(struct ofi_ep *e, int wait) {
         shmemi_wake_after_traffic();
 }
 
+/* a get of GPU data: its copy may queue behind the ones already queued */
+static int am_get_gpu(const struct am_msg *m) {
+    struct shmemi_seg *sg = m->kind == AM_GET ? am_seg(m->seg) : NULL;
+    return sg && sg->kind == SHMEMI_MEM_DEVICE;
+}
+
 static void am_handle(struct ofi_ep *e, struct am_rbuf *b) {
     int answer = b->m.kind == AM_GOT || b->m.kind == AM_REPLY;
     if (am_put_gpu(e, b))
         return;
-    if (am_nfly)
+    if (am_nfly && !am_get_gpu(&b->m))
         am_fly_reap(e, 1);
     if (b->m.kind == AM_PUTSIG || b->m.kind == AM_PUT)
         am_putsig(b);
