@@ -227,9 +227,12 @@ static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, cha
     cu.device_name(name, sizeof name, dev);
     cu.device_mem(&mem, dev);
     cu.driver_version(&ver);
-    snprintf(desc, desclen, "%s (device %d of %d, %zu GiB), driver API %d.%d, shared by %d PE%s of this node%s", name,
+    char cut[64] = "";
+    if (cutover)
+        snprintf(cut, sizeof cut, "; copies up to %zu B as kernels", cutover);
+    snprintf(desc, desclen, "%s (device %d of %d, %zu GiB), driver API %d.%d, shared by %d PE%s of this node%s%s", name,
              (int)dev, n, mem >> 30, ver / 1000, ver % 1000 / 10, nlocal, nlocal == 1 ? "" : "s",
-             amo_fn[1] ? "" : "; no atomic kernels (built without nvcc)");
+             amo_fn[1] ? "" : "; no atomic kernels (built without nvcc)", cut);
     return 0;
 }
 
