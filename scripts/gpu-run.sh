@@ -12,7 +12,7 @@
 set -u
 out=${1:-${OUT:-/tmp/gpu-out}}
 shift $(($# > 0 ? 1 : 0))
-stages=${*:-build test floor perf pinned}
+stages=${*:-build test floor perf pinned cutover}
 build=${BUILD:-build-gpu}
 np=${NP:-2}
 max=${MAX:-64M}
