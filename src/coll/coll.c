@@ -126,8 +126,12 @@ static inline void check_bufs(struct grp *g, const void *dest, const void *src, 
     if (len && !src)
         shmemi_err_null(g->fn, "source");
     g->dev = 0;
-    if (SHMEMI_UNLIKELY(shmemi_rt.gpu) && len) {
-        g->dev = (shmemi_dev_local(dest) ? DEV_DEST : 0) | (shmemi_dev_local(src) ? DEV_SRC : 0);
+    /* whatever len is: a member that contributes nothing to a collect must still choose the same algorithm as the
+     * others (a source left NULL beside an empty contribution is taken to be where dest is) */
+    if (SHMEMI_UNLIKELY(shmemi_rt.gpu)) {
+        int ddev = dest && shmemi_dev_local(dest);
+        int sdev = src ? shmemi_dev_local(src) : ddev;
+        g->dev = (ddev ? DEV_DEST : 0) | (sdev ? DEV_SRC : 0);
     }
 }
 

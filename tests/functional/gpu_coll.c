@@ -93,9 +93,13 @@ static void t_fcollect_alltoall(size_t n) {
     }
 }
 
-/* collect: PE p contributes (p+1)*k elements p*1000000 + i */
+/* collect: PE p contributes p*k elements p*1000000 + i (with more than one PE, PE 0 contributes nothing: every
+ * member must still choose the same algorithm) */
+static size_t collect_share(int p, size_t k) { return k * (size_t)(npes > 1 ? p : 1); }
 static void t_collect(size_t k) {
-    size_t total = k * (size_t)npes * (size_t)(npes + 1) / 2, mine = k * (size_t)(me + 1);
+    size_t total = 0, mine = collect_share(me, k);
+    for (int p = 0; p < npes; p++)
+        total += collect_share(p, k);
     for (int c = 0; c < 3; c++) {
         char what[64];
         snprintf(what, sizeof what, "collect %s, k=%zu", combos[c], k);
@@ -108,7 +112,7 @@ static void t_collect(size_t k) {
         shmem_long_collect(SHMEM_TEAM_WORLD, dst, src, mine);
         get_out(h, dst, total * sizeof(long));
         for (int p = 0, at = 0; p < npes; p++)
-            for (size_t i = 0; i < k * (size_t)(p + 1); i++)
+            for (size_t i = 0; i < collect_share(p, k); i++)
                 want[at++] = (long)p * 1000000 + (long)i;
         CHECK_ARRAY(long, "%ld", h, total, want[i], what);
         shmem_barrier_all();
