@@ -2,8 +2,9 @@
 # several PE counts (and, when libfabric is built in, again as ofi_<name> over the tcp provider, ofinet_<name>
 # over the net provider and split_<name> in pretend nodes of two PEs; not with LOCAL_ONLY); exit code 77 counts as a
 # skip (GPU or network missing). NET_ONLY: the network variants alone (for what only the network path does).
+# VARIANTS p...: only the network variants with these prefixes (ofi ofinet split ofishm mrlocal).
 function(gshmem_add_pe_test name exe)
-  cmake_parse_arguments(A "LOCAL_ONLY;NET_ONLY" "TIMEOUT" "NPES;ENV;ARGS;LABELS" ${ARGN})
+  cmake_parse_arguments(A "LOCAL_ONLY;NET_ONLY" "TIMEOUT" "NPES;ENV;ARGS;LABELS;VARIANTS" ${ARGN})
   if(NOT A_NPES)
     set(A_NPES 2 3 4)
   endif()
@@ -46,7 +47,11 @@ function(gshmem_add_pe_test name exe)
       list(GET variant 4 enabled)
       list(GET variant 5 layout)
       string(REPLACE "," ";" layout "${layout}")
-      if(${enabled} AND NOT A_LOCAL_ONLY AND np GREATER_EQUAL ${minnp} AND np LESS_EQUAL ${maxnp})
+      set(wanted 1)
+      if(A_VARIANTS AND NOT prefix IN_LIST A_VARIANTS)
+        set(wanted 0)
+      endif()
+      if(${enabled} AND wanted AND NOT A_LOCAL_ONLY AND np GREATER_EQUAL ${minnp} AND np LESS_EQUAL ${maxnp})
         set(domain SHMEM_OFI_DOMAIN=lo)
         if(prov STREQUAL "shm")
           set(domain) # (its one domain is named shm)
@@ -58,4 +63,46 @@ function(gshmem_add_pe_test name exe)
       endif()
     endforeach()
   endforeach()
+endfunction()
+
+# gshmem_add_devheap_test(name exe): builds dh_<exe>, the program <exe> again with tests/common/devheap.h forced in
+# (its symmetric heap objects then live in the GPU heap), and runs it as devheap_<name> on the emulated GPU with the
+# CPU allowed to touch GPU memory (local at 2 and 4 PEs; at 3 PEs split into pretend nodes and over net, where GPU
+# segments are staged by their owner), and as cudafake_devheap_<name> on tests/fakecuda's driver (the CUDA backend)
+# when that is built.
+function(gshmem_add_devheap_test name exe)
+  cmake_parse_arguments(A "" "TIMEOUT" "" ${ARGN})
+  if(NOT A_TIMEOUT)
+    set(A_TIMEOUT 120)
+  endif()
+  get_target_property(srcs ${exe} SOURCES)
+  get_target_property(sdir ${exe} SOURCE_DIR)
+  set(abs)
+  foreach(f ${srcs})
+    if(IS_ABSOLUTE ${f})
+      list(APPEND abs ${f})
+    else()
+      list(APPEND abs ${sdir}/${f})
+    endif()
+  endforeach()
+  add_executable(dh_${exe} ${abs})
+  foreach(prop COMPILE_DEFINITIONS COMPILE_OPTIONS LINK_LIBRARIES CXX_STANDARD CXX_STANDARD_REQUIRED CXX_EXTENSIONS)
+    get_target_property(v ${exe} ${prop})
+    if(v)
+      set_target_properties(dh_${exe} PROPERTIES ${prop} "${v}")
+    endif()
+  endforeach()
+  target_compile_options(dh_${exe} PRIVATE -include ${PROJECT_SOURCE_DIR}/tests/common/devheap.h)
+  set(heap SHMEM_SYMMETRIC_SIZE_DEVICE=64M)
+  gshmem_add_pe_test(devheap_${name} dh_${exe} NPES 2 4 LOCAL_ONLY TIMEOUT ${A_TIMEOUT} LABELS devheap
+    ENV SHMEM_GPU=emulate-visible ${heap})
+  gshmem_add_pe_test(devheap_${name} dh_${exe} NPES 3 NET_ONLY VARIANTS split ofinet TIMEOUT ${A_TIMEOUT}
+    LABELS devheap ENV SHMEM_GPU=emulate-visible ${heap})
+  if(GSHMEM_NVCC AND GSHMEM_FAKECUDA_DIR)
+    set(fake SHMEM_GPU=cuda LD_LIBRARY_PATH=${GSHMEM_FAKECUDA_DIR} FAKECUDA_HOST_VISIBLE=1 ${heap})
+    gshmem_add_pe_test(cudafake_devheap_${name} dh_${exe} NPES 3 LOCAL_ONLY TIMEOUT ${A_TIMEOUT} LABELS devheap
+      ENV ${fake})
+    gshmem_add_pe_test(cudafake_devheap_${name} dh_${exe} NPES 3 NET_ONLY VARIANTS split TIMEOUT ${A_TIMEOUT}
+      LABELS devheap ENV ${fake})
+  endif()
 endfunction()

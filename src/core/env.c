@@ -250,8 +250,9 @@ int shmemi_env_read(char *err, size_t errlen) {
                         shmemi_env.test_nodes);
     }
     if (strcmp(shmemi_env.gpu, "auto") && strcmp(shmemi_env.gpu, "cuda") && strcmp(shmemi_env.gpu, "none") &&
-        strcmp(shmemi_env.gpu, "emulate"))
-        return errf(err, errlen, "SHMEM_GPU='%s' is not valid: expected auto, cuda, none or emulate", shmemi_env.gpu);
+        strcmp(shmemi_env.gpu, "emulate") && strcmp(shmemi_env.gpu, "emulate-visible"))
+        return errf(err, errlen, "SHMEM_GPU='%s' is not valid: expected auto, cuda, none, emulate or emulate-visible",
+                    shmemi_env.gpu);
     if (shmemi_env.symmetric_size_device && shmemi_env.device_symmetric_size &&
         shmemi_env.symmetric_size_device != shmemi_env.device_symmetric_size)
         return errf(err, errlen,

@@ -34,7 +34,7 @@ static void gpu_setup(int host_init, const char *fn) {
     int dev_part = 0;
     for (int i = 0; i < shmemi_npartitions; i++)
         dev_part |= shmemi_partitions[i].kind == SHMEMI_KIND_DEVICE;
-    int named = !strcmp(shmemi_env.gpu, "cuda") || !strcmp(shmemi_env.gpu, "emulate");
+    int named = !strcmp(shmemi_env.gpu, "cuda") || !strncmp(shmemi_env.gpu, "emulate", 7);
     int want = host_init || named || dev_part || shmemi_env.device_aware || shmemi_env.symmetric_size_device ||
                shmemi_env.device_symmetric_size;
     shmemi_rt.dev_heap = -1;

@@ -18,7 +18,7 @@ int shmemi_gtl_init(int local_rank, int nlocal, char *why, size_t whylen) {
         snprintf(why, whylen, "SHMEM_GPU=none");
         return -1;
     }
-    b = !strcmp(want, "emulate") ? &shmemi_gtl_emu : &shmemi_gtl_cuda;
+    b = !strncmp(want, "emulate", 7) ? &shmemi_gtl_emu : &shmemi_gtl_cuda;
     char r[200] = "";
     if (b->init(local_rank, nlocal, desc, sizeof desc, r, sizeof r)) {
         snprintf(why, whylen, "%s: %s", b->name, r);

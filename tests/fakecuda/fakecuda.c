@@ -3,7 +3,8 @@
  * pointer queries, streams, kernel launches with their argument marshalling) runs in CI. It is strict where the real
  * driver is, and stricter where that finds bugs sooner:
  *  - "device memory" is shared memory the CPU cannot touch (PROT_NONE; the fake reaches it through a hidden alias),
- *    so a host load or store of a device pointer faults, as on a GPU;
+ *    so a host load or store of a device pointer faults, as on a GPU (FAKECUDA_HOST_VISIBLE=1 lifts that, for test
+ *    programs that check their own GPU-heap objects directly);
  *  - work queued on a stream runs only when the stream or an event after it is synchronized (the first query of an
  *    event says "not ready"), so a result read before its synchronization is stale here, as it may be on a GPU;
  *  - kernels reach only device memory and page-locked host memory (an illegal address is a sticky error);
@@ -118,6 +119,15 @@ static int map_views(int fd, size_t len, char **dev, char **alias) {
     munmap(d + len, (size_t)(res + len + align - (d + len)));
     char *a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
     if (a == MAP_FAILED) {
+        munmap(d, len);
+        return -1;
+    }
+    /* FAKECUDA_HOST_VISIBLE=1: the device address maps the same pages, for test programs that read their symmetric
+     * objects directly (tests/common/devheap.h); the library itself is held to the strict mode by every other test */
+    const char *vis = getenv("FAKECUDA_HOST_VISIBLE");
+    if (vis && *vis == '1' &&
+        mmap(d, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, fd, 0) != d) {
+        munmap(a, len);
         munmap(d, len);
         return -1;
     }

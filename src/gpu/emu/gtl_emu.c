@@ -1,7 +1,9 @@
 /* gtl_emu.c - SHMEM_GPU=emulate: a stand-in GPU for testing the device paths on machines without one. "Device
  * memory" is shared memory whose addresses the CPU may not touch (mapped PROT_NONE, as a real device pointer faults
  * on the CPU), so a library path that loads or stores device memory directly crashes here as it would on a GPU; the
- * backend's copies and atomics reach the bytes through a second, hidden mapping. IPC is the shared-memory name. */
+ * backend's copies and atomics reach the bytes through a second, hidden mapping. IPC is the shared-memory name.
+ * SHMEM_GPU=emulate-visible maps the device addresses readable and writable too, so that unchanged host test programs
+ * (tests/common/devheap.h) can check their own symmetric objects after moving them into the device heap. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,6 +24,7 @@ static struct emu_range {
     char name[96]; /* own ranges until every peer has imported them */
 } ranges[MAX_RANGES];
 static int nranges, seq;
+static int host_visible; /* SHMEM_GPU=emulate-visible */
 static int emu_lock;
 
 static void lock(void) {
@@ -53,8 +56,9 @@ static char *xlate(const void *p, size_t n) {
 static int emu_init(int local_rank, int nlocal, char *desc, size_t desclen, char *why, size_t whylen) {
     (void)why;
     (void)whylen;
-    snprintf(desc, desclen, "emulated GPU in host shared memory (testing only), shared by %d PE%s of this node", nlocal,
-             nlocal == 1 ? "" : "s");
+    host_visible = !strcmp(shmemi_env.gpu, "emulate-visible");
+    snprintf(desc, desclen, "emulated GPU in host shared memory (testing only%s), shared by %d PE%s of this node",
+             host_visible ? "; the CPU may touch it" : "", nlocal, nlocal == 1 ? "" : "s");
     (void)local_rank;
     return 0;
 }
@@ -120,6 +124,12 @@ static int map_views(int fd, size_t len, struct emu_range *r) {
     munmap(dev + len, (size_t)(res + len + align - (dev + len)));
     char *alias = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
     if (alias == MAP_FAILED) {
+        munmap(dev, len);
+        return -1;
+    }
+    /* SHMEM_GPU=emulate-visible: the device address maps the same pages, for the CPU of test programs */
+    if (host_visible && mmap(dev, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, fd, 0) != dev) {
+        munmap(alias, len);
         munmap(dev, len);
         return -1;
     }
