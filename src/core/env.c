@@ -227,6 +227,9 @@ int shmemi_env_read(char *err, size_t errlen) {
                     "SHMEM_OFI_CTX_ENDPOINTS=%d is not valid: expected 1 (own endpoints), 0 (shared) or -1 "
                     "(auto)",
                     shmemi_env.ofi_ctx_ep);
+    if (shmemi_env.device_max_ctx < 0)
+        return errf(err, errlen, "SHMEM_DEVICE_MAX_CTX=%d is not valid: expected a number of contexts, 0 or more",
+                    shmemi_env.device_max_ctx);
     if (shmemi_env.wait_spin < -1 || shmemi_env.wait_yield < 0)
         return errf(err, errlen, "SHMEM_WAIT_SPIN must be -1 (auto) or >= 0 and SHMEM_WAIT_YIELD >= 0");
     if (strcmp(shmemi_env.transport, "auto") && strcmp(shmemi_env.transport, "shm") &&
