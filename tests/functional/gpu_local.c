@@ -1,7 +1,8 @@
 /* gpu_local.c - local (non-symmetric) GPU buffers in the host routines, as a CUDA application has them: allocated with
  * the CUDA driver (cuMemAlloc), used as sources of puts and destinations of gets (device awareness), at their start
  * and inside them (the memory-kind cache answers per allocation range), and a buffer freed and allocated again. Also
- * the HPE paper's example: host and GPU sources put into one GPU-heap destination. Checked through gets into host
+ * the HPE paper's example: host and GPU sources put into one GPU-heap destination; strided RMA, put-with-signal and
+ * the fetch results of nonblocking AMOs with local GPU buffers. Checked through gets into host
  * memory. Skips (77) without GPU support or without a CUDA driver in the process (the emulated GPU has no local
  * buffers); CI runs it on tests/fakecuda. */
 #include <dlfcn.h>
@@ -32,6 +33,87 @@ static void check_sym(const long *sym, int n, int from, int first, int salt, con
             FAIL("%s: element %d is %ld, expected %ld", what, i, back[i], val(from, first + i, salt));
             return;
         }
+}
+
+/* the n longs of a local GPU buffer, through this PE's host symmetric object scr */
+static const long *read_loc(long *scr, const long *loc, int n) {
+    shmem_long_put(scr, loc, (size_t)n, shmem_my_pe());
+    return scr;
+}
+
+/* The other routines the auxiliary specification lets local GPU memory into: strided puts from it and gets into it,
+ * put-with-signal from it (signal in host and in GPU memory), and the fetch results of nonblocking AMOs. */
+static void strided_signal_amo(long *sym, long *dsym, long *loc, int right, int left) {
+    int me = shmem_my_pe(), k = N / 4;
+    static long host[N];
+    uint64_t *hsig = shmem_calloc(1, sizeof(uint64_t)), *dsig = shmemg_calloc(1, sizeof(uint64_t));
+    long *ctr = shmemg_calloc(1, sizeof(long));
+    REQUIRE(hsig && dsig && ctr, "signal and counter allocations");
+    for (int i = 0; i < N; i++)
+        host[i] = val(me, i, 4);
+    shmem_long_put(sym, host, N, me);
+    shmem_long_get(loc, sym, N, me);
+    shmem_barrier_all();
+
+    /* iput: every third element of the local GPU buffer to every second of the neighbour's GPU object */
+    shmem_long_iput(dsym, loc, 2, 3, (size_t)k, right);
+    shmem_barrier_all();
+    shmem_long_get(host, dsym, 2 * (size_t)k, me);
+    for (int i = 0; i < k; i++)
+        CHECK(host[2 * i] == val(left, 3 * i, 4), "iput from a local GPU buffer: element %d is %ld, expected %ld", i,
+              host[2 * i], val(left, 3 * i, 4));
+    shmem_barrier_all();
+    /* iget: every second element of the neighbour's GPU object (what it just received) into every third here */
+    shmem_long_iget(loc + 1, dsym, 3, 2, (size_t)k, right);
+    const long *got = read_loc(sym, loc, N);
+    for (int i = 0; i < k; i++)
+        CHECK(got[1 + 3 * i] == val(me, 3 * i, 4), "iget into a local GPU buffer: element %d is %ld, expected %ld", i,
+              got[1 + 3 * i], val(me, 3 * i, 4));
+    shmem_barrier_all();
+    /* ibput: blocks of 5 from the local GPU buffer, strided 7 there and 9 at the neighbour (host memory) */
+    for (int i = 0; i < N; i++)
+        host[i] = val(me, i, 5);
+    shmem_long_put(sym, host, N, me);
+    shmem_long_get(loc, sym, N, me);
+    shmem_barrier_all();
+    shmem_long_ibput(dsym, loc, 9, 7, 5, (size_t)k / 9, right);
+    shmem_barrier_all();
+    shmem_long_get(host, dsym, (size_t)N, me);
+    for (int b = 0; b < k / 9; b++)
+        for (int j = 0; j < 5; j++)
+            CHECK(host[9 * b + j] == val(left, 7 * b + j, 5), "ibput from a local GPU buffer: block %d element %d", b,
+                  j);
+    shmem_barrier_all();
+
+    /* put-with-signal from the local GPU buffer, the signal in host memory, then in GPU memory (nbi) */
+    shmem_long_put_signal(dsym + N, loc, N, hsig, 1, SHMEM_SIGNAL_SET, right);
+    shmem_signal_wait_until(hsig, SHMEM_CMP_EQ, 1);
+    check_sym(dsym + N, N, left, 0, 5, "put_signal from a local GPU buffer (signal in host memory)");
+    shmem_barrier_all();
+    shmem_long_put_signal_nbi(dsym, loc + 16, N - 16, dsig, 3, SHMEM_SIGNAL_ADD, right);
+    shmem_quiet();
+    shmem_signal_wait_until(dsig, SHMEM_CMP_EQ, 3);
+    check_sym(dsym, N - 16, left, 16, 5, "put_signal_nbi from a local GPU buffer (signal in GPU memory)");
+    shmem_barrier_all();
+
+    /* nonblocking fetching AMOs on the neighbour's GPU counter, their fetch results in the local GPU buffer */
+    shmem_long_atomic_fetch_add_nbi(loc, ctr, 5, right);
+    shmem_quiet();
+    shmem_barrier_all();
+    shmem_long_atomic_fetch_nbi(loc + 1, ctr, right);
+    shmem_long_atomic_compare_swap_nbi(loc + 2, ctr, 5, 40, right);
+    shmem_quiet();
+    shmem_long_atomic_swap_nbi(loc + 3, ctr, 77, right);
+    shmem_quiet();
+    got = read_loc(sym, loc, 4);
+    CHECK(got[0] == 0 && got[1] == 5 && got[2] == 5 && got[3] == 40,
+          "fetch results in a local GPU buffer: %ld %ld %ld %ld, expected 0 5 5 40", got[0], got[1], got[2], got[3]);
+    shmem_barrier_all();
+    CHECK(shmem_long_g(ctr, me) == 77, "the GPU counter after the AMOs");
+    shmem_barrier_all();
+    shmem_free(ctr);
+    shmem_free(dsig);
+    shmem_free(hsig);
 }
 
 int main(void) {
@@ -81,6 +163,8 @@ int main(void) {
     shmem_long_put(dsym + N, loc, 1, me);
     check_sym(dsym + N, 1, right, 3, 2, "get_nbi into a local GPU buffer");
     shmem_barrier_all();
+
+    strided_signal_amo(sym, dsym, loc, right, left);
 
     /* the HPE paper's example: a host source and a GPU source into one GPU-heap destination */
     for (int i = 0; i < N; i++)
