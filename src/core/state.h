@@ -46,6 +46,10 @@ struct shmemi_seg {
     int part_id;                /* partition ID, 0 for the others */
     struct shmemi_buddy *alloc; /* allocator for heap and partitions */
     const char *name;           /* for messages: "heap", "static data", "partition 3" */
+    size_t base_align;          /* base's alignment (identical on every PE): shmem_align honours up to this */
+    char *dev_raw;              /* GPU segments: the GPU allocation base lies in (base - dev_raw bytes before it) */
+    size_t dev_len;             /* ... and that allocation's length (identical on every PE) */
+    char **peer_raw;            /* GPU segments: [n_pes] local peers' allocations as imported (IPC), NULL if not */
 };
 
 /* Per-PE control block in the internal segment, mapped by every local peer. Fields written by different PEs

@@ -78,6 +78,13 @@ static void *seg_align(struct shmemi_seg *s, size_t alignment, size_t size, cons
         shmem_barrier_all();
         return NULL; /* not a power of two: the spec asks for NULL */
     }
+    if (alignment > s->base_align) { /* blocks are aligned relative to the base: more would not hold */
+        shmemi_check_init(fn);
+        shmemi_debug("%s(%zu, %zu): the %s's base is aligned to %zu bytes only; no larger alignment", fn, alignment,
+                     size, s->name, s->base_align);
+        shmem_barrier_all();
+        return NULL;
+    }
     return shmemi_seg_alloc(s, size, alignment, fn);
 }
 

@@ -115,6 +115,7 @@ static int remap_static(struct shmemi_seg *s, char *err, size_t errlen) {
     if (rw.relro_end > rw.relro_start && rw.relro_start >= rw.start && rw.relro_end <= rw.end)
         mprotect((void *)rw.relro_start, rw.relro_end - rw.relro_start, PROT_READ);
     s->base = (char *)rw.start;
+    s->base_align = shmemi_rt.page;
     s->size = len;
     s->map_size = len;
     return 0;
@@ -148,21 +149,37 @@ static int create_anon(struct shmemi_seg *s, const char *tag, size_t size, char 
         return errf(err, errlen, "cannot map %zu bytes of shared memory for the %s: %s", len, s->name, strerror(errno));
     }
     s->base = m;
+    s->base_align = align;
     s->size = size;
     s->map_size = len;
     return 0;
 }
 
-/* A GPU segment: device memory from the GPU layer, its bookkeeping (the buddy allocator) in host memory. */
+/* A GPU segment: device memory from the GPU layer, its bookkeeping (the buddy allocator) in host memory. As for
+ * host segments (create_anon), the base is aligned to the largest buddy block, here capped at GPU_BASE_ALIGN: the
+ * allocation is that much longer and the segment starts at the first aligned address in it. */
+#define GPU_PAGE ((size_t)2 << 20)
+#define GPU_BASE_ALIGN ((size_t)32 << 20)
 static int create_device(struct shmemi_seg *s, size_t size, char *err, size_t errlen) {
-    size_t len = (size + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1);
+    size_t len = (size + GPU_PAGE - 1) & ~(GPU_PAGE - 1), align = GPU_PAGE;
+    while (align < GPU_BASE_ALIGN && align * 2 <= len)
+        align *= 2;
+    size_t total = len + (align > GPU_PAGE ? align : 0);
     void *p;
-    if (shmemi_gtl->alloc(len, &p))
+    if (shmemi_gtl->alloc(total, &p))
         return errf(err, errlen,
                     "cannot allocate %zu bytes of GPU memory for the %s (%s); set a smaller "
                     "SHMEM_SYMMETRIC_SIZE_DEVICE",
-                    len, s->name, shmemi_gtl->name);
-    s->base = p;
+                    total, s->name, shmemi_gtl->name);
+    char *raw = p, *base = (char *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
+    if (base + len > raw + total) { /* the driver gave less than GPU_PAGE alignment: keep what it gave */
+        base = raw;
+        align = (uintptr_t)raw & (~(uintptr_t)raw + 1);
+    }
+    s->dev_raw = raw;
+    s->dev_len = total;
+    s->base = base;
+    s->base_align = align;
     s->size = size;
     s->map_size = len;
     s->kind = SHMEMI_MEM_DEVICE;
@@ -171,14 +188,20 @@ static int create_device(struct shmemi_seg *s, size_t size, char *err, size_t er
 
 /* Maps every node-local peer's copy of a GPU segment through the GPU layer's IPC. */
 static int import_device(struct shmemi_seg *s, char *err, size_t errlen) {
+    /* the IPC handle names the whole allocation; the segment starts lead bytes into it (each PE its own lead) */
+    struct dev_ipc {
+        struct gtl_ipc h;
+        uint64_t lead;
+    } mine, *all = calloc((size_t)shmemi_rt.n_pes, sizeof *all);
     s->peer = calloc((size_t)shmemi_rt.n_pes, sizeof *s->peer);
-    struct gtl_ipc mine, *all = calloc((size_t)shmemi_rt.n_pes, sizeof *all);
-    if (!s->peer || !all) {
+    s->peer_raw = calloc((size_t)shmemi_rt.n_pes, sizeof *s->peer_raw);
+    if (!s->peer || !s->peer_raw || !all) {
         free(all);
         return errf(err, errlen, "out of memory");
     }
     memset(&mine, 0, sizeof mine);
-    if (shmemi_gtl->ipc_export(s->base, s->map_size, &mine)) {
+    mine.lead = (uint64_t)(s->base - s->dev_raw);
+    if (shmemi_gtl->ipc_export(s->dev_raw, s->dev_len, &mine.h)) {
         free(all);
         return errf(err, errlen, "cannot export the %s for IPC (%s)", s->name, shmemi_gtl->name);
     }
@@ -192,18 +215,20 @@ static int import_device(struct shmemi_seg *s, char *err, size_t errlen) {
             s->peer[pe] = s->base;
         else if (!shmemi_rt.local[pe])
             continue;
-        else if (shmemi_gtl->ipc_import(&all[pe], s->map_size, &m)) {
+        else if (all[pe].lead + s->map_size > s->dev_len || shmemi_gtl->ipc_import(&all[pe].h, s->dev_len, &m)) {
             free(all);
             return errf(err, errlen, "cannot map PE %d's %s through %s IPC", pe, s->name, shmemi_gtl->name);
-        } else
-            s->peer[pe] = m;
+        } else {
+            s->peer_raw[pe] = m;
+            s->peer[pe] = (char *)m + all[pe].lead;
+        }
     }
     free(all);
     return 0;
 }
 
 struct seg_desc {
-    uint64_t size, map_size;
+    uint64_t size, map_size, base_align;
     int32_t role, part_id;
 };
 
@@ -354,7 +379,7 @@ int shmemi_segments_create(char *err, size_t errlen) {
     struct seg_desc mine[SHMEMI_MAX_SEGS + 1];
     for (int i = 0; i < nall; i++) {
         struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
-        mine[i] = (struct seg_desc){s->size, s->map_size, s->role, s->part_id};
+        mine[i] = (struct seg_desc){s->size, s->map_size, s->base_align, s->role, s->part_id};
     }
     struct seg_desc *all = calloc((size_t)shmemi_rt.n_pes * (size_t)nall, sizeof *all);
     if (!all || shmemb_allgather(mine, all, sizeof(struct seg_desc) * (size_t)nall)) {
@@ -373,6 +398,9 @@ int shmemi_segments_create(char *err, size_t errlen) {
                 free(all);
                 return e;
             }
+            struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
+            if (d->base_align < s->base_align) /* allocation decisions must be the same everywhere: the least */
+                s->base_align = d->base_align;
         }
     free(all);
 
@@ -391,7 +419,7 @@ int shmemi_segments_create(char *err, size_t errlen) {
     for (int i = 0; i < nall; i++) {
         struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
         if (s->kind == SHMEMI_MEM_DEVICE)
-            shmemi_gtl->ipc_done(s->base);
+            shmemi_gtl->ipc_done(s->dev_raw);
         else
             unlink_own(s);
     }
@@ -406,12 +434,14 @@ void shmemi_segments_destroy(void) {
         if (i < shmemi_rt.nsegs)
             unpin_host(i, s); /* before anything is unmapped */
         if (s->kind == SHMEMI_MEM_DEVICE) {
-            for (int pe = 0; s->peer && pe < shmemi_rt.n_pes; pe++)
-                if (pe != shmemi_rt.my_pe && s->peer[pe])
-                    shmemi_gtl->ipc_close(s->peer[pe], s->map_size);
-            shmemi_gtl_forget(s->base);
-            shmemi_gtl->free(s->base, s->map_size);
-            s->base = NULL;
+            for (int pe = 0; s->peer_raw && pe < shmemi_rt.n_pes; pe++)
+                if (pe != shmemi_rt.my_pe && s->peer_raw[pe])
+                    shmemi_gtl->ipc_close(s->peer_raw[pe], s->dev_len);
+            shmemi_gtl_forget(s->dev_raw);
+            shmemi_gtl->free(s->dev_raw, s->dev_len);
+            free(s->peer_raw);
+            s->peer_raw = NULL;
+            s->base = s->dev_raw = NULL;
         } else if (s->peer) {
             for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
                 if (pe != shmemi_rt.my_pe && s->peer[pe])

@@ -100,6 +100,17 @@ int main(void) {
     long *hd = shmem_malloc(N * sizeof(long));
     REQUIRE(dd && ds && z && al && hd, "allocations failed");
     CHECK(((uintptr_t)al & 4095) == 0, "shmemg_align(4096) gave %p", (void *)al);
+    /* alignments past the GPU's 2 MiB pages hold for absolute addresses (every PE's heap base is aligned for them),
+     * and aligned blocks work remotely */
+    for (size_t a = 64 << 10; a <= (size_t)8 << 20; a <<= 1) {
+        long *p = a & (256 << 10) ? shmem_space_align(SHMEM_SPACE_DEVICE, a, 100) : shmemg_align(a, 100);
+        REQUIRE(p, "GPU heap align(%zu) gave NULL", a);
+        CHECK(((uintptr_t)p & (a - 1)) == 0, "GPU heap align(%zu) gave %p", a, (void *)p);
+        shmem_long_p(p + 3, (long)a + me, right);
+        shmem_barrier_all();
+        CHECK(shmem_long_g(p + 3, me) == (long)a + left, "put into a GPU block aligned to %zu", a);
+        shmem_free(p);
+    }
     CHECK(shmem_addr_accessible(dd, right), "GPU heap object not accessible");
     {
         static long back[N];
