@@ -100,6 +100,11 @@ struct ofi_ep {
     uint32_t snext;
     int *dirty_list, ndirty;
     pthread_mutex_t dirty_lock;
+    /* Held through a quiet. Threads share an endpoint, and one thread's quiet takes every PE off the dirty list, the
+     * marks of other threads' writes included: a quiet that finds the list empty must still wait until the flushes of
+     * the quiet in progress are answered. For the same reason writes and atomics are marked after they are posted
+     * (mark_dirty): a mark another thread's quiet takes is then one of an operation its flush follows. */
+    pthread_mutex_t quiet_lock;
     uint64_t sink;
     /* FI_MR_LOCAL: registrations of the local buffers of non-blocking transfers, closed by the next quiet (under
      * dirty_lock) */
@@ -214,6 +219,7 @@ static inline struct ofi_ep *ep_of(shmem_ctx_t ctx) {
     return &net.ep0;
 }
 
+/* after the operation is posted (see quiet_lock) */
 static inline void mark_dirty(struct ofi_ep *e, int pe) {
     if (__atomic_load_n(&e->dirty[pe], __ATOMIC_RELAXED))
         return;
@@ -1045,13 +1051,12 @@ static uint64_t am_amo(struct ofi_ep *e, int op, int si, size_t off, uint64_t va
                        .value = value,
                        .cond = cond,
                        .token = (uint64_t)(uintptr_t)&slot};
+    am_send(e, pe, &m, 0);
     if (!fetch) {
         mark_dirty(e, pe); /* applied by the next flush */
         __atomic_store_n(&e->amo_pending, 1, __ATOMIC_RELAXED);
-    }
-    am_send(e, pe, &m, 0);
-    if (!fetch)
         return 0;
+    }
     am_wait(e, &slot);
     return slot.result;
 }
@@ -1059,6 +1064,7 @@ static uint64_t am_amo(struct ofi_ep *e, int op, int si, size_t off, uint64_t va
 static void quiet_ep(struct ofi_ep *e) {
     int list[64], n;
     struct am_slot slot = {0};
+    pthread_mutex_lock(&e->quiet_lock);
     __atomic_store_n(&e->amo_pending, 0, __ATOMIC_RELAXED); /* (one sent from here on sets it again) */
     do {
         pthread_mutex_lock(&e->dirty_lock);
@@ -1091,6 +1097,7 @@ static void quiet_ep(struct ofi_ep *e) {
     } while (n == 64);
     wait_release(e);
     am_wait(e, &slot);
+    pthread_mutex_unlock(&e->quiet_lock);
 }
 
 /* ---- GPU segments the provider did not register (no FI_HMEM, or SHMEM_OFI_GPU_REGISTER=0) ----
@@ -1104,8 +1111,6 @@ static inline int staged(const struct shmemi_seg *s) {
 }
 
 static void staged_put(struct ofi_ep *e, struct shmemi_seg *s, size_t off, const void *src, size_t len, int pe) {
-    mark_dirty(e, pe);
-    __atomic_store_n(&e->amo_pending, 1, __ATOMIC_RELAXED); /* fence: a later write must not overtake these */
     for (size_t done = 0; done < len;) {
         size_t n = len - done < net.am_data ? len - done : net.am_data;
         struct am_msg m = {.kind = AM_PUT,
@@ -1116,6 +1121,8 @@ static void staged_put(struct ofi_ep *e, struct shmemi_seg *s, size_t off, const
         am_send_putsig(e, pe, &m, (const char *)src + done, n);
         done += n;
     }
+    mark_dirty(e, pe);
+    __atomic_store_n(&e->amo_pending, 1, __ATOMIC_RELAXED); /* fence: a later write must not overtake these */
 }
 
 static void staged_get(struct ofi_ep *e, struct shmemi_seg *s, size_t off, void *dst, size_t len, int pe) {
@@ -1179,8 +1186,8 @@ void shmemi_ofi_put(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, const voi
         staged_put(e, s, off, src, len, pe);
         return;
     }
-    mark_dirty(e, pe);
     put_ep(e, s, off, src, len, pe, nbi);
+    mark_dirty(e, pe);
 }
 
 /* Collective traffic: data, then a signal the receiver waits for (the data is not waited for in between: the
@@ -1190,10 +1197,10 @@ void shmemi_ofi_put(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, const voi
  * the data is marked as usual and the signal quiets first. */
 void shmemi_ofi_coll_put(struct shmemi_seg *s, size_t off, const void *src, size_t len, int pe) {
     struct ofi_ep *e = &net.ep0;
-    if (!net.ordered)
-        mark_dirty(e, pe);
     if (len <= net.inject) {
         put_ep(e, s, off, src, len, pe, 1);
+        if (!net.ordered)
+            mark_dirty(e, pe);
         return;
     }
     /* complete once the source may be reused (net acknowledges transmit- and delivery-complete writes alike): the
@@ -1218,6 +1225,8 @@ void shmemi_ofi_coll_put(struct shmemi_seg *s, size_t off, const void *src, size
     }
     if (tmp)
         defer_close(e, tmp); /* closed by shmemi_ofi_coll_done */
+    if (!net.ordered)
+        mark_dirty(e, pe);
 }
 
 void shmemi_ofi_coll_done(void) {
@@ -1371,14 +1380,14 @@ static uint64_t native_amo(struct ofi_ep *e, int op, int si, size_t off, uint64_
     }
     switch (amo_map[op].kind) {
     case K_WRITE:
-        mark_dirty(e, pe);
-        __atomic_store_n(&e->amo_pending, 1, __ATOMIC_RELAXED);
         if (size <= net.inject)
             POST(e, fi_inject_atomic(e->ep, &v, 1, net.addr[pe], raddr, key, dt, amo_map[op].op), "fi_inject_atomic");
         else {
             POST(e, fi_atomic(e->ep, vp, 1, desc, net.addr[pe], raddr, key, dt, amo_map[op].op, NULL), "fi_atomic");
             wait_posted(e); /* the operand lives on this stack */
         }
+        mark_dirty(e, pe);
+        __atomic_store_n(&e->amo_pending, 1, __ATOMIC_RELAXED);
         return 0;
     default: {
         /* Waited for through its own completion, as a blocking get is (one progress call per turn, not two) */
@@ -1460,9 +1469,9 @@ void shmemi_ofi_put_signal(shmem_ctx_t ctx, struct shmemi_seg *ds, size_t doff, 
                            .value = signal,
                            .cond = soff,
                            .token = len};
+        am_send_putsig(e, pe, &m, src, len);
         mark_dirty(e, pe); /* applied by the next flush */
         __atomic_store_n(&e->amo_pending, 1, __ATOMIC_RELAXED);
-        am_send_putsig(e, pe, &m, src, len);
         return;
     }
     if (len) {
@@ -1481,8 +1490,13 @@ void shmemi_ofi_fence(shmem_ctx_t ctx) {
     struct ofi_ep *e = ep_of(ctx);
     /* an ordered provider applies a PE's writes in order, and its atomics in order: nothing to do unless an atomic
      * may be overtaken by a write that follows it */
-    if (!net.ordered || __atomic_load_n(&e->amo_pending, __ATOMIC_RELAXED))
+    if (!net.ordered || __atomic_load_n(&e->amo_pending, __ATOMIC_RELAXED)) {
         quiet_ep(e);
+        return;
+    }
+    /* another thread's quiet may have taken this thread's atomic off amo_pending before flushing it: wait for it */
+    pthread_mutex_lock(&e->quiet_lock);
+    pthread_mutex_unlock(&e->quiet_lock);
 }
 
 /* A peer's get served here leaves no completion (nor, on net, a remote-read count), yet a waiter that serves a
@@ -1595,6 +1609,7 @@ static int ep_open(struct ofi_ep *e, int wait_fd, char *err, size_t errlen) {
     e->dirty = calloc((size_t)shmemi_rt.n_pes, 1);
     e->dirty_list = calloc((size_t)shmemi_rt.n_pes, sizeof(int));
     pthread_mutex_init(&e->dirty_lock, NULL);
+    pthread_mutex_init(&e->quiet_lock, NULL);
     if (!e->dirty || !e->dirty_list) {
         snprintf(err, errlen, "libfabric transport: out of memory");
         return -1;
