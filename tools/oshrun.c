@@ -63,6 +63,7 @@ struct pe {
     int fd; /* our end of the boot socket, -1 once closed */
     int hello, finalized, reaped;
     int status; /* wait status once reaped */
+    struct timespec reap_time;
     /* message being read */
     struct boot_hdr hdr;
     size_t hdr_got;
@@ -427,6 +428,30 @@ static void __attribute__((noreturn)) exec_mpirun(void) {
 
 /* ---- cleanup of /dev/shm segments the library left behind (a PE killed during init) ---- */
 
+/* libfabric's shm provider names its regions "<pid>:<n>:<n>" and removes them when the endpoint is closed: a PE that
+ * ends the job, or is killed, leaves them (16 MiB each). Once the PE is reaped, those with its pid that were created
+ * before it ended are its own (a later process given the same pid would have made its files after). */
+static void cleanup_fi_shm(int fd, const char *name) {
+    char *end;
+    long pid = strtol(name, &end, 10);
+    if (end == name || *end != ':' || pid <= 0 || !isdigit((unsigned char)end[1]) ||
+        strspn(end + 1, "0123456789:") != strlen(end + 1))
+        return;
+    for (int r = 0; r < job.npes; r++) {
+        struct pe *p = &job.pes[r];
+        struct stat st;
+        if (p->pid != pid || !p->reaped)
+            continue;
+        if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+            st.st_ctim.tv_sec > p->reap_time.tv_sec ||
+            (st.st_ctim.tv_sec == p->reap_time.tv_sec && st.st_ctim.tv_nsec > p->reap_time.tv_nsec))
+            return;
+        if (unlinkat(fd, name, 0) == 0 && job.verbose)
+            note("oshrun: removed /dev/shm/%s, left by PE %d's libfabric shm provider", name, r);
+        return;
+    }
+}
+
 static void cleanup_shm(void) {
     char p1[128], p2[128];
     int n1 = snprintf(p1, sizeof p1, "gshmem-%s-", job.jobid);
@@ -442,6 +467,8 @@ static void cleanup_shm(void) {
                 removed++;
             if (job.verbose)
                 note("oshrun: removed leftover /dev/shm/%s", e->d_name);
+        } else if (isdigit((unsigned char)e->d_name[0])) {
+            cleanup_fi_shm(fd, e->d_name);
         }
     closedir(d);
     (void)removed;
@@ -748,6 +775,7 @@ static void pe_exited(struct pe *p, int status) {
     char d[64];
     p->reaped = 1;
     p->status = status;
+    clock_gettime(CLOCK_REALTIME, &p->reap_time);
     job.nreaped++;
     read_pe(p); /* a FINALIZE or ABORT written just before exit is still in the socket */
     close_pe_socket(p);
@@ -917,8 +945,13 @@ static void __attribute__((noreturn)) startup_failure(int code, const char *fmt,
     va_end(ap);
     note("oshrun: %s", msg);
     signal_group(SIGKILL);
-    while (waitpid(-1, NULL, 0) > 0 || errno == EINTR) {
-    }
+    pid_t pid;
+    while ((pid = waitpid(-1, NULL, 0)) > 0 || errno == EINTR)
+        for (int r = 0; pid > 0 && r < job.npes; r++)
+            if (job.pes[r].pid == pid && !job.pes[r].reaped) {
+                job.pes[r].reaped = 1;
+                clock_gettime(CLOCK_REALTIME, &job.pes[r].reap_time);
+            }
     cleanup_shm();
     exit(code);
 }

@@ -72,11 +72,18 @@ expect_pes_gone() {
   done
 }
 expect_no_shm() {
-  local job
+  local job pid
   for job in $(sed -n 's/.* job \([^ ]*\) .*/\1/p' "$tmp/out" | sort -u); do
     if ls /dev/shm/ 2>/dev/null | grep "^gshmem-$job-" >/dev/null; then
       fail "left in /dev/shm: $(ls /dev/shm | grep "^gshmem-$job-" | tr '\n' ' ')"
       rm -f /dev/shm/gshmem-"$job"-*
+    fi
+  done
+  # libfabric's shm provider: "<pid>:<n>:<n>" per endpoint
+  for pid in $(sed -n 's/.* pid \([0-9]*\) .*/\1/p' "$tmp/out" | sort -u); do
+    if ls /dev/shm/ 2>/dev/null | grep "^$pid:" >/dev/null; then
+      fail "left in /dev/shm by libfabric: $(ls /dev/shm | grep "^$pid:" | tr '\n' ' ')"
+      rm -f /dev/shm/"$pid":*
     fi
   done
 }
@@ -246,6 +253,22 @@ global_exit)
   expect_stderr_lines 1
   expect_pes_gone
   expect_no_shm
+  ;;
+ofishm_global_exit | ofishm_segv)
+  # through libfabric's shm provider, whose regions only the endpoint's close removes: oshrun removes them
+  export SHMEM_TRANSPORT=ofi SHMEM_OFI_PROVIDER=shm
+  if [ "$case_name" = ofishm_segv ]; then
+    run -np 3 "$CLIENT" segv 1
+    expect_rc 139
+  else
+    run -np 3 "$CLIENT" abort 2 7
+    expect_rc 7
+  fi
+  expect_quick
+  expect_stderr_lines 1
+  expect_pes_gone
+  expect_no_shm
+  [ "$(grep -c ' pid ' "$tmp/out")" = 3 ] || fail "expected 3 start lines"
   ;;
 abort_message)
   run -np 3 "$CLIENT" abortmsg 1 9
