@@ -6,6 +6,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "state.h"
+#include "transport/ofi/ofi.h"
 
 void shmemi_fatal(const char *fn, const char *fmt, ...) {
     char msg[768];
@@ -19,8 +20,10 @@ void shmemi_fatal(const char *fn, const char *fmt, ...) {
     else
         fprintf(stderr, "gshmem: %s: %s\n", fn, msg);
     fflush(stderr);
-    if (shmemi_rt.init_state == 1)
+    if (shmemi_rt.init_state == 1) {
+        shmemi_ofi_regions_unlink();
         shmemb_abort(1, NULL);
+    }
     _Exit(1);
 }
 

@@ -24,8 +24,10 @@ static void init_fail(const char *fn, const char *msg) {
     fprintf(stderr, "gshmem: %s failed%s%d: %s\n", fn, shmemi_rt.n_pes ? " on PE " : "",
             shmemi_rt.n_pes ? shmemi_rt.my_pe : 0, msg);
     fflush(stderr);
-    if (shmemi_rt.n_pes)
+    if (shmemi_rt.n_pes) {
+        shmemi_ofi_regions_unlink();
         shmemb_abort(1, NULL);
+    }
     exit(1);
 }
 
@@ -208,8 +210,10 @@ void shmem_finalize(void) {
 void shmem_global_exit(int status) {
     fflush(stdout);
     fflush(stderr);
-    if (shmemi_rt.init_state == 1)
+    if (shmemi_rt.init_state == 1) {
+        shmemi_ofi_regions_unlink(); /* the launcher may stop the others by signal; this PE leaves by _exit */
         shmemb_abort(status, NULL);
+    }
     exit(status);
 }
 

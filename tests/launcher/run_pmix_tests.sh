@@ -153,6 +153,29 @@ segv) # a PE crashes after shmem_init: mpirun ends the job non-zero
   expect_pes_gone
   expect_one_job_clean
   ;;
+ofishm_global_exit | ofishm_segv)
+  # through libfabric's shm provider, whose /dev/shm regions ("<pid>:<n>:<n>", 16 MiB) only the endpoint's close
+  # removes; mpirun cleans nothing up, so each PE removes its own on the way out (exit path or signal)
+  export SHMEM_TRANSPORT=ofi SHMEM_OFI_PROVIDER=shm
+  if [ "$case_name" = ofishm_segv ]; then
+    mpi "$PROG" segv 1
+    [ "$rc" != 0 ] || fail "exit status 0 after a PE crashed"
+  else
+    mpi "$PROG" abort 2 7
+    expect_rc 7
+  fi
+  expect_quick
+  expect_pes_gone
+  expect_one_job_clean
+  pids=$(sed -n 's/^PE [0-9]* of [0-9]* pid \([0-9]*\) .*/\1/p' "$tmp/out")
+  [ "$(printf '%s\n' "$pids" | grep -c .)" = "$np" ] || fail "expected $np start lines"
+  for p in $pids; do
+    if ls /dev/shm/ 2>/dev/null | grep "^$p:" >/dev/null; then
+      fail "left in /dev/shm by libfabric: $(ls /dev/shm | grep "^$p:" | tr '\n' ' ')"
+      rm -f /dev/shm/"$p":*
+    fi
+  done
+  ;;
 misuse) # a library error on PE 1 (target PE out of range) ends the job with status 1 and names the routine
   mpi "$PROG" misuse 1
   expect_rc 1

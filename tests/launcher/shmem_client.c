@@ -62,7 +62,11 @@ int main(int argc, char **argv) {
         if (!strcmp(mode, "abort"))
             shmem_global_exit(code);
         if (!strcmp(mode, "segv")) {
-            signal(SIGSEGV, SIG_DFL); /* a sanitizer would turn the crash into exit(1) */
+            /* A sanitizer's handler (SA_SIGINFO) would turn the crash into exit(1): the default action instead. The
+             * library's own (it removes the libfabric shm provider's regions, then re-raises) stays. */
+            struct sigaction now;
+            if (!sigaction(SIGSEGV, NULL, &now) && (now.sa_flags & SA_SIGINFO))
+                signal(SIGSEGV, SIG_DFL);
             raise(SIGSEGV);
         }
         if (!strcmp(mode, "shmleak"))

@@ -1,6 +1,8 @@
 
 /* ofi.c - the libfabric transport (see ofi.h for the design in brief and docs/transport.md for the reasons). */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <poll.h>
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -1563,6 +1566,90 @@ int shmemi_ofi_progress(void) {
     return (int64_t)(b - a) > served_ns();
 }
 
+/* ---- the shm provider's /dev/shm regions ----
+ * libfabric's shm provider keeps each endpoint in a /dev/shm region "<pid>:<n>:<n>" (16 MiB) that only closing the
+ * endpoint removes. The provider's own clean-up on a signal is among the handlers put back below (signals_restore),
+ * and a PE that ends the job (shmem_global_exit, a fatal error: _exit) or that the launcher stops (mpirun's and
+ * srun's SIGTERM) never closes it. oshrun removes what its PEs leave; under other launchers each PE removes its own:
+ * the names are read from /dev/shm when an endpoint opens, and removed on those ways out and on the signals whose
+ * default action ends the process, where that action is still in place at start-up (a program's handler stays). */
+#define REGIONS_MAX 16
+static char regions[REGIONS_MAX][64];
+static int nregions;
+static pid_t regions_pid;
+static const int region_sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE};
+#define NREGION_SIGS (int)(sizeof region_sigs / sizeof region_sigs[0])
+static struct sigaction region_prev[NREGION_SIGS];
+static int region_guarded[NREGION_SIGS];
+
+static void regions_note(void) {
+    char pre[24];
+    int np = snprintf(pre, sizeof pre, "%d:", (int)getpid());
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return;
+    regions_pid = getpid();
+    for (struct dirent *de; (de = readdir(d));) {
+        struct stat st;
+        char path[sizeof regions[0]];
+        if (strncmp(de->d_name, pre, (size_t)np) || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+            !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+            snprintf(path, sizeof path, "/dev/shm/%s", de->d_name) >= (int)sizeof path)
+            continue;
+        int n = __atomic_load_n(&nregions, __ATOMIC_RELAXED), k = 0;
+        while (k < n && strcmp(regions[k], path))
+            k++;
+        if (k == n && n < REGIONS_MAX) {
+            memcpy(regions[n], path, sizeof path);
+            __atomic_store_n(&nregions, n + 1, __ATOMIC_RELEASE); /* a signal handler may read the list meanwhile */
+            shmemi_debug("libfabric transport: the provider keeps this endpoint in %s", path);
+        }
+    }
+    closedir(d);
+}
+
+/* async-signal-safe; only in the process that opened them (not a child forked without exec) */
+void shmemi_ofi_regions_unlink(void) {
+    if (getpid() != regions_pid)
+        return;
+    int n = __atomic_exchange_n(&nregions, 0, __ATOMIC_ACQ_REL);
+    for (int k = 0; k < n; k++)
+        unlink(regions[k]);
+}
+
+static void regions_on_signal(int sig) {
+    int saved = errno;
+    shmemi_ofi_regions_unlink();
+    for (int k = 0; k < NREGION_SIGS; k++)
+        if (region_sigs[k] == sig)
+            sigaction(sig, &region_prev[k], NULL);
+    errno = saved;
+    raise(sig); /* delivered on return (the signal is blocked in its handler), to the action that was in place */
+}
+
+static void regions_guard(void) {
+    if (!__atomic_load_n(&nregions, __ATOMIC_ACQUIRE))
+        return;
+    struct sigaction sa = {.sa_handler = regions_on_signal};
+    sigemptyset(&sa.sa_mask);
+    for (int k = 0; k < NREGION_SIGS; k++) {
+        struct sigaction now;
+        if (region_guarded[k] || sigaction(region_sigs[k], NULL, &now) || now.sa_handler != SIG_DFL)
+            continue;
+        region_guarded[k] = !sigaction(region_sigs[k], &sa, &region_prev[k]);
+    }
+}
+
+static void regions_unguard(void) {
+    __atomic_store_n(&nregions, 0, __ATOMIC_RELEASE); /* closed with their endpoints */
+    for (int k = 0; k < NREGION_SIGS; k++) {
+        struct sigaction now;
+        if (region_guarded[k] && !sigaction(region_sigs[k], NULL, &now) && now.sa_handler == regions_on_signal)
+            sigaction(region_sigs[k], &region_prev[k], NULL);
+        region_guarded[k] = 0;
+    }
+}
+
 /* ---- endpoints ---- */
 static int ep_open(struct ofi_ep *e, int wait_fd, char *err, size_t errlen) {
     struct fi_cq_attr cqa = {
@@ -1602,6 +1689,7 @@ static int ep_open(struct ofi_ep *e, int wait_fd, char *err, size_t errlen) {
         what = "fi_enable";
         goto fail;
     }
+    regions_note();
     e->posted = 0;
     e->amo_pending = 0;
     e->errs_seen = 0;
@@ -2177,6 +2265,8 @@ int shmemi_ofi_init(char *err, size_t errlen) {
     signals_save(saved);
     int rc = ofi_init(err, errlen);
     signals_restore(saved);
+    if (rc == 0)
+        regions_guard();
     return rc;
 }
 
@@ -2413,6 +2503,7 @@ void shmemi_ofi_fini(void) {
         }
     pthread_mutex_unlock(&ctx_eps_lock);
     ep_close(&net.ep0);
+    regions_unguard();
     stage_unpin();
     scratch_close_all();
     if (net.am_mr)

@@ -23,6 +23,9 @@ SHMEMI_HIDDEN extern int shmemi_ofi_up;
 SHMEMI_HIDDEN int shmemi_ofi_init(char *err, size_t errlen);
 /* Completes everything, stops the progress thread, closes the provider (collective: every PE calls it). */
 SHMEMI_HIDDEN void shmemi_ofi_fini(void);
+/* Removes the /dev/shm regions the provider keeps this PE's endpoints in (libfabric's shm provider), on the way out of
+ * a job that ends without closing them (shmem_global_exit, a fatal error). Async-signal-safe. */
+SHMEMI_HIDDEN void shmemi_ofi_regions_unlink(void);
 /* Which provider and domain the transport runs on, for shmem_info ("tcp;ofi_rxm on lo"), or NULL when down. */
 SHMEMI_HIDDEN const char *shmemi_ofi_describe(void);
 

@@ -12,6 +12,7 @@ int shmemi_ofi_init(char *err, size_t errlen) {
     return -1;
 }
 void shmemi_ofi_fini(void) {}
+void shmemi_ofi_regions_unlink(void) {}
 const char *shmemi_ofi_describe(void) { return NULL; }
 void shmemi_ofi_put(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, const void *src, size_t len, int pe, int nbi) {}
 void shmemi_ofi_get(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, void *dst, size_t len, int pe, int nbi) {}
