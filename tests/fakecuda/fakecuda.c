@@ -449,8 +449,8 @@ static const struct {
     {"gshmemi_amo32", k_amo, 5, {8, 4, 4, 4, 8}, {8, 4, 4, 4, 8}},
     {"gshmemi_amo64", k_amo, 5, {8, 4, 8, 8, 8}, {8, 4, 8, 8, 8}},
     {"gshmemi_red_", k_red, 3, {8, 8, 8}, {8, 8, 8}},
-    {"gshmemi_put_inline64", k_put_inline, 3, {8, 8, 64}, {8, 8, 1}},
-    {"gshmemi_put_inline4k", k_put_inline, 3, {8, 8, 3968}, {8, 8, 1}},
+    {"gshmemi_put_inline64", k_put_inline, 3, {8, 8, 64}, {8, 8, 8}},
+    {"gshmemi_put_inline4k", k_put_inline, 3, {8, 8, 3968}, {8, 8, 8}},
     {"gshmemi_copy_sm", k_copy_sm, 3, {8, 8, 8}, {8, 8, 8}},
 };
 
@@ -895,6 +895,14 @@ API CUresult cuModuleLoadData(void **mod, const void *image) {
     if (!copy)
         LEAVE(E_OUT_OF_MEMORY);
     *mod = copy;
+    LEAVE(OK);
+}
+
+API CUresult cuModuleUnload(void *mod) {
+    ENTER();
+    if (!mod)
+        LEAVE(E_INVALID_VALUE);
+    free(mod);
     LEAVE(OK);
 }
 

@@ -82,6 +82,7 @@ typedef struct {
     X("cuIpcOpenMemHandle_v2", (CUdeviceptr *, CUipcMemHandle, unsigned), ipc_open)                                    \
     X("cuIpcCloseMemHandle", (CUdeviceptr), ipc_close)                                                                 \
     X("cuModuleLoadData", (CUmodule *, const void *), module_load)                                                     \
+    X("cuModuleUnload", (CUmodule), module_unload)                                                                     \
     X("cuModuleGetFunction", (CUfunction *, CUmodule, const char *), module_function)                                  \
     X("cuLaunchKernel",                                                                                                \
       (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void **, void **),  \
@@ -134,15 +135,26 @@ static const char *errstr(CUresult r) {
     return s ? s : "unknown CUDA error";
 }
 
-/* The context is per thread in the driver: any thread that enters the library may be the first to use it. */
-static __thread int ctx_set;
+/* The context is per thread in the driver: any thread that enters the library may be the first to use it, and the
+ * application may make another one current on it (cudaSetDevice to another GPU) between our calls. Each entry point
+ * makes ours current if it is not; a context of the application's it displaced is put back on the way out (every
+ * entry point of the backend table goes through ENTRY below), so the application's later calls on that thread still
+ * reach its own device. A thread that had none keeps ours (the next call then costs one cuCtxGetCurrent). */
+static __thread CUcontext displaced;
 static int use_ctx(void) {
-    if (SHMEMI_LIKELY(ctx_set))
+    CUcontext cur = NULL;
+    if (SHMEMI_LIKELY(cu.ctx_get_current(&cur) == CUDA_SUCCESS && cur == ctx))
         return 0;
     if (cu.ctx_set_current(ctx) != CUDA_SUCCESS)
         return -1;
-    ctx_set = 1;
+    displaced = cur;
     return 0;
+}
+static void done_ctx(void) {
+    if (SHMEMI_UNLIKELY(displaced != NULL)) {
+        cu.ctx_set_current(displaced);
+        displaced = NULL;
+    }
 }
 
 static void lock(void) {
@@ -193,25 +205,39 @@ static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, cha
         }
         retained = 1;
     }
-    ctx_set = 0;
-    if (use_ctx() || (r = cu.stream_create(&stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS ||
+    displaced = NULL;
+    if ((r = cu.ctx_set_current(ctx)) != CUDA_SUCCESS ||
+        (r = cu.stream_create(&stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS ||
         (r = cu.stream_create(&astream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) {
-        snprintf(why, whylen, "cannot create a stream: %s", errstr(r));
+        snprintf(why, whylen, "cannot %s: %s", stream ? "create a stream" : "make the device's context current",
+                 errstr(r));
         if (stream)
             cu.stream_destroy(stream);
-        stream = NULL;
+        stream = astream = NULL;
         if (retained)
             cu.primary_release(dev);
+        retained = 0;
         unload();
         return -1;
     }
+    const char *nokern = "; no atomic kernels (built without nvcc)";
 #ifdef GSHMEM_HAVE_CUDA_PTX
-    if (cu.module_load(&mod, gshmemi_kernels_ptx) != CUDA_SUCCESS ||
-        cu.module_function(&amo_fn[0], mod, "gshmemi_amo32") != CUDA_SUCCESS ||
-        cu.module_function(&amo_fn[1], mod, "gshmemi_amo64") != CUDA_SUCCESS ||
-        cu.host_alloc((void **)&amo_out, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) != CUDA_SUCCESS) {
-        amo_fn[0] = amo_fn[1] = NULL; /* atomics on device memory then fail with a message; the rest works */
-        mod = NULL;                   /* and reductions run on the host */
+    static char kerr[160];
+    const char *step = "cuModuleLoadData (the embedded PTX)";
+    if ((r = cu.module_load(&mod, gshmemi_kernels_ptx)) != CUDA_SUCCESS ||
+        (step = "cuModuleGetFunction", r = cu.module_function(&amo_fn[0], mod, "gshmemi_amo32")) != CUDA_SUCCESS ||
+        (r = cu.module_function(&amo_fn[1], mod, "gshmemi_amo64")) != CUDA_SUCCESS ||
+        (step = "cuMemHostAlloc",
+         r = cu.host_alloc((void **)&amo_out, 64, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP)) !=
+            CUDA_SUCCESS) {
+        /* atomics on device memory then fail with a message; the rest works, and reductions run on the host */
+        snprintf(kerr, sizeof kerr, "; no atomic or reduction kernels (%s: %s)", step, errstr(r));
+        nokern = kerr;
+        shmemi_debug("CUDA: %s", kerr + 2);
+        amo_fn[0] = amo_fn[1] = NULL;
+        if (mod)
+            cu.module_unload(mod);
+        mod = NULL;
     }
     cutover = mod ? shmemi_env.gpu_copy_cutover : 0;
     if (cutover && (cu.module_function(&inline_fn[0], mod, "gshmemi_put_inline64") != CUDA_SUCCESS ||
@@ -232,7 +258,7 @@ static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, cha
         snprintf(cut, sizeof cut, "; copies up to %zu B as kernels", cutover);
     snprintf(desc, desclen, "%s (device %d of %d, %zu GiB), driver API %d.%d, shared by %d PE%s of this node%s%s", name,
              (int)dev, n, mem >> 30, ver / 1000, ver % 1000 / 10, nlocal, nlocal == 1 ? "" : "s",
-             amo_fn[1] ? "" : "; no atomic kernels (built without nvcc)", cut);
+             amo_fn[1] ? "" : nokern, cut);
     return 0;
 }
 
@@ -253,6 +279,8 @@ static void cuda_fini(void) {
     cutover = 0;
     amo_fn[0] = amo_fn[1] = NULL;
     memset(red_fn, 0, sizeof red_fn);
+    if (mod)
+        cu.module_unload(mod);
     mod = NULL;
     if (retained)
         cu.primary_release(dev);
@@ -288,6 +316,11 @@ static int cuda_query(const void *p, uintptr_t *base, size_t *size) {
         *base = (uintptr_t)b;
         *size = s;
     }
+    /* Once per allocation (the answer is cached): the application's own copies into it from pageable memory are
+     * then complete when they return, so a put from it right after one reads the new data (UCX and Open MPI do the
+     * same). Refused for memory from a stream-ordered pool, which is left as it is. */
+    int one = 1;
+    cu.ptr_set_attr(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, b ? b : (CUdeviceptr)(uintptr_t)p);
     return GTL_MEM_DEVICE;
 }
 
@@ -400,7 +433,7 @@ static int cuda_copy_end(void *ticket, int wait) {
     if (r == CUDA_ERROR_NOT_READY)
         return 1;
     lock();
-    if (ev_nfree < EV_POOL)
+    if (ev_nfree < EV_POOL && r == CUDA_SUCCESS) /* an event that failed is not used again */
         ev_free[ev_nfree++] = ticket;
     else
         cu.event_destroy(ticket);
@@ -544,26 +577,57 @@ static int cuda_net_addr(void *base, void **addr, int *device) {
     return 0;
 }
 
+/* every entry point that may make our context current puts back the one it displaced (see use_ctx) */
+#define ENTRY(ret, name, params, args)                                                                                 \
+    static ret name##_e params {                                                                                       \
+        ret r = name args;                                                                                             \
+        done_ctx();                                                                                                    \
+        return r;                                                                                                      \
+    }
+#define ENTRY_VOID(name, params, args)                                                                                 \
+    static void name##_e params {                                                                                      \
+        name args;                                                                                                     \
+        done_ctx();                                                                                                    \
+    }
+ENTRY_VOID(cuda_fini, (void), ())
+ENTRY(int, cuda_alloc, (size_t size, void **ptr), (size, ptr))
+ENTRY_VOID(cuda_free, (void *ptr, size_t size), (ptr, size))
+ENTRY(int, cuda_query, (const void *p, uintptr_t *base, size_t *size), (p, base, size))
+ENTRY(int, cuda_ipc_export, (void *base, size_t size, struct gtl_ipc *h), (base, size, h))
+ENTRY(int, cuda_ipc_import, (const struct gtl_ipc *h, size_t size, void **ptr), (h, size, ptr))
+ENTRY_VOID(cuda_ipc_close, (void *ptr, size_t size), (ptr, size))
+ENTRY(int, cuda_copy, (void *dst, const void *src, size_t n), (dst, src, n))
+ENTRY(int, cuda_copy_start, (void *dst, const void *src, size_t n, void **ticket), (dst, src, n, ticket))
+ENTRY(int, cuda_copy_end, (void *ticket, int wait), (ticket, wait))
+ENTRY(int, cuda_memset, (void *dst, int byte, size_t n), (dst, byte, n))
+ENTRY(int, cuda_amo, (void *p, int op, uint64_t value, uint64_t cond, size_t size, uint64_t *old),
+      (p, op, value, cond, size, old))
+ENTRY(int, cuda_copy2d, (void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height),
+      (dst, dpitch, src, spitch, width, height))
+ENTRY(int, cuda_reduce, (int op, int dt, void *acc, const void *in, size_t count), (op, dt, acc, in, count))
+ENTRY(int, cuda_host_register, (void *p, size_t size), (p, size))
+ENTRY(int, cuda_host_unregister, (void *p), (p))
+
 const struct gtl_backend shmemi_gtl_cuda = {
     .name = "cuda",
     .net_iface = 1, /* FI_HMEM_CUDA */
     .init = cuda_init,
-    .fini = cuda_fini,
-    .alloc = cuda_alloc,
-    .free = cuda_free,
-    .query = cuda_query,
-    .ipc_export = cuda_ipc_export,
-    .ipc_import = cuda_ipc_import,
-    .ipc_close = cuda_ipc_close,
+    .fini = cuda_fini_e,
+    .alloc = cuda_alloc_e,
+    .free = cuda_free_e,
+    .query = cuda_query_e,
+    .ipc_export = cuda_ipc_export_e,
+    .ipc_import = cuda_ipc_import_e,
+    .ipc_close = cuda_ipc_close_e,
     .ipc_done = cuda_ipc_done,
-    .copy = cuda_copy,
-    .copy_start = cuda_copy_start,
-    .copy_end = cuda_copy_end,
-    .memset = cuda_memset,
-    .amo = cuda_amo,
-    .copy2d = cuda_copy2d,
-    .reduce = cuda_reduce,
+    .copy = cuda_copy_e,
+    .copy_start = cuda_copy_start_e,
+    .copy_end = cuda_copy_end_e,
+    .memset = cuda_memset_e,
+    .amo = cuda_amo_e,
+    .copy2d = cuda_copy2d_e,
+    .reduce = cuda_reduce_e,
     .net_addr = cuda_net_addr,
-    .host_register = cuda_host_register,
-    .host_unregister = cuda_host_unregister,
+    .host_register = cuda_host_register_e,
+    .host_unregister = cuda_host_unregister_e,
 };

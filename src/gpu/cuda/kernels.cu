@@ -30,26 +30,48 @@ extern "C" __global__ void gshmemi_amo64(unsigned long long *p, int op, unsigned
 }
 
 /* ---- small copies as kernels (SHMEM_GPU_COPY_CUTOVER): host data up to 64 or 3968 bytes travels inside the launch
- * (the parameters stay under the driver's 4 KiB); other copies are a grid-stride loop over bytes ---- */
-struct gshmemi_inline64 { unsigned char b[64]; };
-struct gshmemi_inline4k { unsigned char b[3968]; };
+ * (the parameters stay under the driver's 4 KiB; __grid_constant__: read in place, not copied per thread); other
+ * copies are a grid-stride loop. Each moves the widest words the addresses and length allow, so an aligned 4- or
+ * 8-byte element is stored and loaded whole: waits and signal fetches read single elements with copies while peers'
+ * atomics change them, and a byte-wise copy could show them a value that never existed. ---- */
+struct __align__(8) gshmemi_inline64 { unsigned char b[64]; };
+struct __align__(8) gshmemi_inline4k { unsigned char b[3968]; };
 
-extern "C" __global__ void gshmemi_put_inline64(unsigned char *dst, unsigned long long n, gshmemi_inline64 d) {
-    for (unsigned long long i = threadIdx.x; i < n; i += blockDim.x)
-        dst[i] = d.b[i];
+template <typename T>
+__device__ void copy_as(unsigned char *dst, const unsigned char *src, unsigned long long n, unsigned long long i,
+                        unsigned long long step) {
+    for (n /= sizeof(T); i < n; i += step)
+        ((T *)dst)[i] = ((const T *)src)[i];
+}
+
+__device__ void copy_words(unsigned char *dst, const unsigned char *src, unsigned long long n, unsigned long long i,
+                           unsigned long long step) {
+    unsigned long long a = (unsigned long long)dst | (unsigned long long)src | n;
+    if (!(a & 7))
+        copy_as<unsigned long long>(dst, src, n, i, step);
+    else if (!(a & 3))
+        copy_as<unsigned int>(dst, src, n, i, step);
+    else if (!(a & 1))
+        copy_as<unsigned short>(dst, src, n, i, step);
+    else
+        copy_as<unsigned char>(dst, src, n, i, step);
+}
+
+extern "C" __global__ void gshmemi_put_inline64(unsigned char *dst, unsigned long long n,
+                                                 const __grid_constant__ gshmemi_inline64 d) {
+    copy_words(dst, d.b, n, threadIdx.x, blockDim.x);
     __threadfence_system();
 }
 
-extern "C" __global__ void gshmemi_put_inline4k(unsigned char *dst, unsigned long long n, gshmemi_inline4k d) {
-    for (unsigned long long i = threadIdx.x; i < n; i += blockDim.x)
-        dst[i] = d.b[i];
+extern "C" __global__ void gshmemi_put_inline4k(unsigned char *dst, unsigned long long n,
+                                                 const __grid_constant__ gshmemi_inline4k d) {
+    copy_words(dst, d.b, n, threadIdx.x, blockDim.x);
     __threadfence_system();
 }
 
 extern "C" __global__ void gshmemi_copy_sm(unsigned char *dst, const unsigned char *src, unsigned long long n) {
-    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
-         i += (unsigned long long)gridDim.x * blockDim.x)
-        dst[i] = src[i];
+    copy_words(dst, src, n, blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x,
+               (unsigned long long)gridDim.x * blockDim.x);
     __threadfence_system();
 }
 
