@@ -116,7 +116,8 @@ static inline char *peer(const struct grp *g, const void *addr, size_t len, int 
  * memory; reductions accumulate on the GPU (a kernel per step) when the sources are there (split below). With members
  * across the network, GPU buffers take the plain network paths (pull, push: gets and puts of the RMA layer, which
  * reaches peers' GPU segments by FI_HMEM or through their owner; the team algorithms that write members' buffers and
- * scratch with the CPU are skipped), reductions accumulating in host memory. */
+ * scratch with the CPU are skipped), reductions accumulating in host memory; large reductions of GPU buffers on
+ * evenly spread teams run in two levels instead (hier_reduce). */
 #define DEV_DEST 1
 #define DEV_SRC 2
 
@@ -762,7 +763,8 @@ static void net_reduce_private(const struct grp *g, int op, int dt, void *dest, 
 #define NET_SPLIT_PIECE 262144
 #define NET_SPLIT_BUF (2u << 20)
 
-static void net_reduce_split(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count, int scan,
+/* the pieces, between barriers the caller runs (a group of PEs may be part of a larger one: see hier_reduce) */
+static void net_split_pieces(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count, int scan,
                              int excl) {
     size_t es = shmemi_dtype_size(dt), n = (size_t)g->size;
     size_t per = (count + n - 1) / n, lo = (size_t)g->me * per, hi = lo + per < count ? lo + per : count;
@@ -774,7 +776,6 @@ static void net_reduce_split(const struct grp *g, int op, int dt, void *dest, co
         shmemi_fatal(g->fn, "out of memory for %zu bytes of reduction buffers", nbuf * piece);
 #define IN(i) (buf + (size_t)(i)*piece)
 #define OUT(i) (buf + (n + (size_t)(i)) * piece) /* scan: member i's prefix; reduction: OUT(0), the result */
-    grp_barrier(g);
     for (size_t b = lo; b < hi; b += blk) {
         size_t m = hi - b < blk ? hi - b : blk, off = b * es, len = m * es;
         const char *s = (const char *)src + off;
@@ -810,7 +811,112 @@ static void net_reduce_split(const struct grp *g, int op, int dt, void *dest, co
 #undef OUT
     shmemi_ofi_quiet_all();
     free(buf);
+}
+
+static void net_reduce_split(const struct grp *g, int op, int dt, void *dest, const void *src, size_t count, int scan,
+                             int excl) {
     grp_barrier(g);
+    net_split_pieces(g, op, dt, dest, src, count, scan, excl);
+    grp_barrier(g);
+}
+
+/* ---- reductions of GPU buffers across nodes, in two levels ----
+ * With L members on each of N nodes (the same L on every node), the array is cut into L slices. Member r of a node
+ * (its r-th member in team order) reduces slice r of its node's sources on the GPU, reading them in place through
+ * IPC with a kernel per member, into its own dest; the N members r of all nodes (a column) then reduce that slice
+ * over the network as net_reduce_split does, each a piece of it, and write it into the column's dests; last, each
+ * member copies the other slices from its node's members, GPU to GPU. The network carries each node's data once
+ * instead of once per member (L times less than the flat split), and the node-level work runs as kernels. */
+struct hier {
+    int L, N, r, k;  /* members per node, nodes, this member's index on its node and its node's in the column */
+    int *node, *col; /* team indices of this node's members (by index on the node), of this column (by node) */
+};
+
+static int hier_plan(const struct grp *g, struct hier *h) {
+    int n = g->size, np = shmemi_rt.n_pes, *seen = calloc((size_t)np, sizeof(int));
+    int *lidx = malloc((size_t)n * sizeof(int)), mynode = shmemi_rt.node_of[shmemi_rt.my_pe], ok = 1, nodes = 0;
+    h->node = h->col = NULL;
+    h->r = h->k = 0;
+    if (!seen || !lidx) {
+        free(seen);
+        free(lidx);
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        int nd = shmemi_rt.node_of[gpe(g, i)];
+        nodes += !seen[nd];
+        lidx[i] = seen[nd]++;
+    }
+    h->L = seen[mynode];
+    h->N = nodes;
+    for (int i = 0; i < n && ok; i++)
+        ok = seen[shmemi_rt.node_of[gpe(g, i)]] == h->L;
+    if (ok && h->L > 1 && h->N > 1 && (h->node = malloc((size_t)h->L * sizeof(int))) &&
+        (h->col = malloc((size_t)h->N * sizeof(int)))) {
+        int c = 0;
+        h->r = lidx[g->me];
+        for (int i = 0; i < n; i++) {
+            if (shmemi_rt.node_of[gpe(g, i)] == mynode)
+                h->node[lidx[i]] = i;
+            if (lidx[i] == h->r) {
+                if (i == g->me)
+                    h->k = c;
+                h->col[c++] = gpe(g, i);
+            }
+        }
+    } else {
+        ok = 0;
+    }
+    free(seen);
+    free(lidx);
+    if (!ok) {
+        free(h->node);
+        free(h->col);
+    }
+    return ok;
+}
+
+/* slice r of L of count elements: [*lo, *lo + return) */
+static size_t slice_of(size_t count, int L, int r, size_t *lo) {
+    size_t per = (count + (size_t)L - 1) / (size_t)L, a = (size_t)r * per;
+    *lo = a < count ? a : count;
+    return a + per < count ? per : count - *lo;
+}
+
+static void hier_reduce(const struct grp *g, const struct hier *h, int op, int dt, void *dest, const void *src,
+                        size_t count) {
+    size_t es = shmemi_dtype_size(dt), lo, m = slice_of(count, h->L, h->r, &lo);
+    size_t blk = SHMEMI_GTL_SCRATCH / es;
+    static int said;
+    if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+        shmemi_debug("%s: a reduction of GPU buffers in two levels (%d nodes of %d PEs); SHMEM_GPU_HIER_COLL=0: one",
+                     g->fn, h->N, h->L);
+    grp_barrier(g); /* every source ready */
+    if (m) {
+        char *acc = shmemi_gtl_scratch_get(g->fn);
+        for (size_t b = 0; b < m; b += blk) {
+            size_t e = m - b < blk ? m - b : blk, off = (lo + b) * es, len = e * es;
+            const char *s = (const char *)src + off;
+            shmemi_gtl_copy(acc, peer(g, s, len, h->node[0]), len, g->fn);
+            for (int j = 1; j < h->L; j++)
+                if (shmemi_gtl_reduce(op, dt, acc, peer(g, s, len, h->node[j]), e, g->fn))
+                    shmemi_fatal(g->fn, "the GPU backend has no kernel for this reduction any more");
+            shmemi_gtl_copy((char *)dest + off, acc, len, g->fn); /* only this member reads this slice of src */
+        }
+        shmemi_gtl_scratch_put(acc);
+    }
+    grp_barrier(g); /* every node's partial sums in place */
+    struct grp col = {0, 0, h->N, h->k, h->col, NULL, NULL, g->fn, 1, g->dev};
+    if (m)
+        net_split_pieces(&col, op, dt, (char *)dest + lo * es, (char *)dest + lo * es, m, 0, 0);
+    grp_barrier(g); /* every slice done in every column */
+    for (int j = 0; j < h->L; j++) {
+        size_t jlo, jm = slice_of(count, h->L, j, &jlo);
+        if (j != h->r && jm)
+            shmemi_gtl_copy((char *)dest + jlo * es, peer(g, (char *)dest + jlo * es, jm * es, h->node[j]), jm * es,
+                            g->fn);
+    }
+    grp_barrier(g); /* nobody's dest is read any more */
 }
 
 static void net_collect(const struct grp *g, void *dest, const void *src, size_t nbytes, int fixed) {
@@ -1151,6 +1257,14 @@ static void reduce(struct grp *g, int op, int dt, void *dest, const void *src, s
              : ring ? net_reduce_ring
                     : net_reduce_rsag)(g, op, dt, (char *)dest + done * es, (const char *)src + done * es,
                                        count - done < per ? count - done : per);
+        return;
+    }
+    struct hier h;
+    if (g->net && g->dev == (DEV_SRC | DEV_DEST) && shmemi_env.gpu_hier_coll && nbytes >= shmemi_env.gpu_hier_coll &&
+        shmemi_rt.node_of && !shmemi_gtl_reduce(op, dt, NULL, NULL, 0, g->fn) && hier_plan(g, &h)) {
+        hier_reduce(g, &h, op, dt, dest, src, count);
+        free(h.node);
+        free(h.col);
         return;
     }
     if (g->net) {

@@ -152,6 +152,14 @@ static void do_init(int requested, const char *fn) {
     if (shmemi_segments_create(err, sizeof err))
         init_fail(fn, err);
     if (shmemi_rt.nlocal < shmemi_rt.n_pes) {
+        /* who shares a node with whom, for collectives in two levels */
+        int lead = 0;
+        while (!shmemi_rt.local[lead])
+            lead++;
+        free(shmemi_rt.node_of);
+        if (!(shmemi_rt.node_of = malloc((size_t)info.size * sizeof(int))) ||
+            shmemb_allgather(&lead, shmemi_rt.node_of, sizeof lead))
+            init_fail(fn, "cannot exchange the PEs' nodes through the bootstrap");
         if (shmemi_ofi_init(err, sizeof err))
             init_fail(fn, err);
         shmemi_rt.amo_net = shmemi_ofi_fabric_atomics();
@@ -202,6 +210,8 @@ void shmem_finalize(void) {
     shmemi_gtl_fini();
     shmemi_rt.gpu = shmemi_rt.dev_local = 0;
     shmemi_rt.nsegs = 0;
+    free(shmemi_rt.node_of);
+    shmemi_rt.node_of = NULL;
     shmemi_rt.init_state = 2;
     fflush(stdout);
     shmemb_finalize();
