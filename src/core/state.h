@@ -229,6 +229,17 @@ static inline void shmemi_cpu_relax(void) {
 #endif
 }
 
+/* A lock for short sections that may still be held across a driver call (the GPU layer's): a waiter spins briefly,
+ * then yields its CPU, since the holder may be descheduled on an oversubscribed node. */
+static inline void shmemi_spin_lock(int *l) {
+    for (unsigned spins = 0; __atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE); spins++)
+        if (spins < 64)
+            shmemi_cpu_relax();
+        else
+            sched_yield();
+}
+static inline void shmemi_spin_unlock(int *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE); }
+
 /* Makes preceding copies (which may use non-temporal stores) visible before later stores. */
 static inline void shmemi_store_fence(void) {
 #if defined(__x86_64__) || defined(__i386__)

@@ -55,11 +55,8 @@ static struct range {
 static int cache_n;
 static int cache_lock;
 
-static void lock(void) {
-    while (__atomic_exchange_n(&cache_lock, 1, __ATOMIC_ACQUIRE))
-        shmemi_cpu_relax();
-}
-static void unlock(void) { __atomic_store_n(&cache_lock, 0, __ATOMIC_RELEASE); }
+static void lock(void) { shmemi_spin_lock(&cache_lock); }
+static void unlock(void) { shmemi_spin_unlock(&cache_lock); }
 
 int shmemi_gtl_kind(const void *p) {
     if (!shmemi_gtl || !p)

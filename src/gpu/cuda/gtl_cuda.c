@@ -157,11 +157,10 @@ static void done_ctx(void) {
     }
 }
 
-static void lock(void) {
-    while (__atomic_exchange_n(&stream_lock, 1, __ATOMIC_ACQUIRE))
-        shmemi_cpu_relax();
-}
-static void unlock(void) { __atomic_store_n(&stream_lock, 0, __ATOMIC_RELEASE); }
+/* Held across a stream synchronization, which may last milliseconds (a large copy, a GPU time-sliced between
+ * several PEs' contexts): a waiting thread (the progress thread staging a peer's data) yields after a short spin. */
+static void lock(void) { shmemi_spin_lock(&stream_lock); }
+static void unlock(void) { shmemi_spin_unlock(&stream_lock); }
 
 static void unload(void) {
     if (lib)

@@ -27,11 +27,8 @@ static int nranges, seq;
 static int host_visible; /* SHMEM_GPU=emulate-visible */
 static int emu_lock;
 
-static void lock(void) {
-    while (__atomic_exchange_n(&emu_lock, 1, __ATOMIC_ACQUIRE))
-        shmemi_cpu_relax();
-}
-static void unlock(void) { __atomic_store_n(&emu_lock, 0, __ATOMIC_RELEASE); }
+static void lock(void) { shmemi_spin_lock(&emu_lock); }
+static void unlock(void) { shmemi_spin_unlock(&emu_lock); }
 
 static struct emu_range *find(const void *p) {
     for (int i = 0; i < nranges; i++)
