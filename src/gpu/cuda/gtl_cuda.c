@@ -121,7 +121,10 @@ static CUfunction inline_fn[2], copy_fn;
 static unsigned char *bounce;
 
 #ifdef GSHMEM_HAVE_CUDA_PTX
-#include "kernels_ptx.h" /* generated: static const char gshmemi_kernels_ptx[] */
+#include "kernels_ptx.h" /* generated: static const unsigned char gshmemi_kernels_ptx[] */
+#endif
+#ifdef GSHMEM_HAVE_CUDA_FATBIN
+#include "kernels_fatbin.h" /* generated: gshmemi_kernels_fatbin[], machine code for GSHMEM_CUDA_SASS_ARCHS */
 #endif
 static CUmodule mod;
 
@@ -223,7 +226,16 @@ static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, cha
 #ifdef GSHMEM_HAVE_CUDA_PTX
     static char kerr[160];
     const char *step = "cuModuleLoadData (the embedded PTX)";
-    if ((r = cu.module_load(&mod, gshmemi_kernels_ptx)) != CUDA_SUCCESS ||
+    mod = NULL;
+#ifdef GSHMEM_HAVE_CUDA_FATBIN
+    /* the machine code built for this GPU if there is some; else (another GPU, or a driver older than the toolkit
+     * for SASS of a newer major version) the driver's JIT compiles the PTX */
+    if ((r = cu.module_load(&mod, gshmemi_kernels_fatbin)) != CUDA_SUCCESS) {
+        shmemi_debug("CUDA: no embedded machine code for this GPU (%s): kernels from the PTX", errstr(r));
+        mod = NULL;
+    }
+#endif
+    if ((!mod && (r = cu.module_load(&mod, gshmemi_kernels_ptx)) != CUDA_SUCCESS) ||
         (step = "cuModuleGetFunction", r = cu.module_function(&amo_fn[0], mod, "gshmemi_amo32")) != CUDA_SUCCESS ||
         (r = cu.module_function(&amo_fn[1], mod, "gshmemi_amo64")) != CUDA_SUCCESS ||
         (step = "cuMemHostAlloc",
