@@ -66,7 +66,7 @@ enum {
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int inited;
 static int sticky; /* an illegal address in a kernel or copy poisons the context, as on a GPU */
-static struct ctx { int refs; } primary;
+static struct ctx { int refs; } primary, other; /* other: one context made with cuCtxCreate */
 static __thread struct ctx *current;
 
 /* ---- memory ---- */
@@ -153,6 +153,7 @@ struct op {
 #define STREAM_MAGIC 0x5354524du
 struct stream {
     unsigned magic;
+    struct ctx *ctx; /* used while another context is current: invalid handle, as the driver says */
     struct op *head, *tail;
 };
 #define EVENT_MAGIC 0x45564e54u
@@ -227,7 +228,7 @@ static void drain(struct stream *s, struct op *until) {
 
 static CUresult enqueue(void *stream, struct op *o) {
     struct stream *s = stream;
-    if (!s || s->magic != STREAM_MAGIC) {
+    if (!s || s->magic != STREAM_MAGIC || s->ctx != current) {
         free(o);
         return E_INVALID_HANDLE; /* the library never uses the legacy default stream */
     }
@@ -250,9 +251,7 @@ static struct op *new_op(int kind) {
 /* every call that needs the driver initialized and a context current in this thread */
 #define ENTER()                                                                                                        \
     pthread_mutex_lock(&mu);                                                                                           \
-    CUresult rc_ = !inited                                              ? E_NOT_INITIALIZED                            \
-                   : !current || (current == &primary && !primary.refs) ? E_INVALID_CONTEXT                            \
-                                                                        : sticky;                                      \
+    CUresult rc_ = !inited ? E_NOT_INITIALIZED : !current || !current->refs ? E_INVALID_CONTEXT : sticky;              \
     if (rc_) {                                                                                                         \
         pthread_mutex_unlock(&mu);                                                                                     \
         return rc_;                                                                                                    \
@@ -545,9 +544,38 @@ API CUresult cuCtxGetCurrent(void **ctx) {
 API CUresult cuCtxSetCurrent(void *ctx) {
     if (!inited)
         return E_NOT_INITIALIZED;
-    if (ctx && (ctx != &primary || !primary.refs))
+    if (ctx && ((ctx != &primary && ctx != &other) || !((struct ctx *)ctx)->refs))
         return E_INVALID_CONTEXT;
     current = ctx;
+    return OK;
+}
+
+/* one more context on the device, made current (an application's own, or the runtime's after cudaSetDevice) */
+API CUresult cuCtxCreate_v2(void **ctx, unsigned flags, CUdevice d) {
+    if (!inited)
+        return E_NOT_INITIALIZED;
+    if (d != 0)
+        return E_INVALID_DEVICE;
+    pthread_mutex_lock(&mu);
+    CUresult r = other.refs ? E_OUT_OF_MEMORY : OK; /* one at a time is all the tests need */
+    if (r == OK) {
+        other.refs = 1;
+        current = &other;
+        *ctx = &other;
+    }
+    pthread_mutex_unlock(&mu);
+    (void)flags;
+    return r;
+}
+
+API CUresult cuCtxDestroy_v2(void *ctx) {
+    if (!inited)
+        return E_NOT_INITIALIZED;
+    if (ctx != &other || !other.refs)
+        return E_INVALID_CONTEXT;
+    other.refs = 0;
+    if (current == &other)
+        current = NULL;
     return OK;
 }
 
@@ -566,6 +594,7 @@ API CUresult cuStreamCreate(void **s, unsigned flags) {
     if (!st)
         LEAVE(E_OUT_OF_MEMORY);
     st->magic = STREAM_MAGIC;
+    st->ctx = current;
     *s = st;
     (void)flags;
     LEAVE(OK);
@@ -585,7 +614,7 @@ API CUresult cuStreamDestroy_v2(void *stream) {
 API CUresult cuStreamSynchronize(void *stream) {
     ENTER();
     struct stream *s = stream;
-    if (!s || s->magic != STREAM_MAGIC)
+    if (!s || s->magic != STREAM_MAGIC || s->ctx != current)
         LEAVE(E_INVALID_HANDLE);
     drain(s, NULL);
     LEAVE(sticky);

@@ -2,7 +2,8 @@
  * the CUDA driver (cuMemAlloc), used as sources of puts and destinations of gets (device awareness), at their start
  * and inside them (the memory-kind cache answers per allocation range), and a buffer freed and allocated again. Also
  * the HPE paper's example: host and GPU sources put into one GPU-heap destination; strided RMA, put-with-signal and
- * the fetch results of nonblocking AMOs with local GPU buffers. Checked through gets into host
+ * the fetch results of nonblocking AMOs with local GPU buffers; calls made while another context of the application's
+ * is current. Checked through gets into host
  * memory. Skips (77) without GPU support or without a CUDA driver in the process (the emulated GPU has no local
  * buffers); CI runs it on tests/fakecuda. */
 #include <dlfcn.h>
@@ -177,6 +178,29 @@ int main(void) {
     shmem_barrier_all();
     check_sym(dsym, N, left, 0, 3, "host source into the GPU heap");
     check_sym(dsym + N, N, left, 0, 3, "GPU source into the GPU heap");
+    shmem_barrier_all();
+
+    /* another context of the application's current on this thread (as after cudaSetDevice to another GPU): the
+     * library's copies still run, under its own context, and the application's is current again afterwards */
+    int (*ctx_create)(void **, unsigned, int) = (int (*)(void **, unsigned, int))dlsym(lib, "cuCtxCreate_v2");
+    int (*ctx_destroy)(void *) = (int (*)(void *))dlsym(lib, "cuCtxDestroy_v2");
+    int (*ctx_set)(void *) = (int (*)(void *))dlsym(lib, "cuCtxSetCurrent");
+    void *other = NULL, *cur = NULL;
+    if (ctx_create && ctx_destroy && ctx_set && ctx_create(&other, 0, 0) == 0 && other) {
+        shmem_long_put(dsym + N, loc, N, me); /* a GPU-to-GPU copy (loc holds val(me, i, 3)) */
+        CHECK(cu_ctx_get(&cur) == 0 && cur == other, "the application's context is no longer current after a put");
+        shmem_long_get(loc + N / 2, dsym, N / 2, right);
+        CHECK(cu_ctx_get(&cur) == 0 && cur == other, "the application's context is no longer current after a get");
+        CHECK(ctx_set(ctx) == 0, "cuCtxSetCurrent back to the first context");
+        check_sym(dsym + N, N, me, 0, 3, "a put under another context of the application's");
+        shmem_long_put(dsym + N, loc + N / 2, N / 2, me);
+        /* the right neighbour's dsym holds what this PE put there (val(me, i, 3)) */
+        check_sym(dsym + N, N / 2, me, 0, 3, "a get under another context of the application's");
+        ctx_destroy(other);
+        CHECK(ctx_set(ctx) == 0, "cuCtxSetCurrent back to the first context");
+    } else {
+        printf("PE %d: no second context (cuCtxCreate_v2): that part is not checked\n", me);
+    }
     shmem_barrier_all();
 
     /* a local buffer freed, and another allocated (maybe at the same address): the kind cache must not go stale */
