@@ -127,6 +127,14 @@ static void do_init(int requested, const char *fn) {
             shmemi_rt.local[r] = 1;
     }
     shmemi_rt.local[info.rank] = 1;
+    free(shmemi_rt.same_host);
+    if (!(shmemi_rt.same_host = calloc((size_t)info.size, 1)))
+        init_fail(fn, "out of memory");
+    for (int i = 0; i < (info.local_ranks ? info.nlocal : info.size); i++) {
+        int r = info.local_ranks ? info.local_ranks[i] : i;
+        if (r >= 0 && r < info.size)
+            shmemi_rt.same_host[r] = 1;
+    }
     shmemi_rt.nlocal = 0;
     for (int i = 0; i < info.size; i++)
         shmemi_rt.nlocal += shmemi_rt.local[i];
@@ -212,6 +220,8 @@ void shmem_finalize(void) {
     shmemi_rt.nsegs = 0;
     free(shmemi_rt.node_of);
     shmemi_rt.node_of = NULL;
+    free(shmemi_rt.same_host);
+    shmemi_rt.same_host = NULL;
     shmemi_rt.init_state = 2;
     fflush(stdout);
     shmemb_finalize();

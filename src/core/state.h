@@ -130,6 +130,7 @@ struct shmemi_state {
     unsigned char *local;       /* [n_pes] 1: on this node, its segments are mapped (shared-memory path) */
     int nlocal;                 /* PEs mapped, this one included */
     int *node_of;               /* [n_pes] the lowest PE of each PE's node; NULL when all are on this one */
+    unsigned char *same_host;   /* [n_pes] 1: on this machine per the launcher, mapped or not (SHMEM_TRANSPORT=ofi) */
     int amo_net; /* atomics go through the fabric, even to mapped peers: CPU atomics on a word are not atomic with
                   * respect to the fabric's (the provider may apply them with plain loads and stores) */
     unsigned long wait_spin; /* effective SHMEM_WAIT_SPIN */

@@ -153,13 +153,17 @@ segv) # a PE crashes after shmem_init: mpirun ends the job non-zero
   expect_pes_gone
   expect_one_job_clean
   ;;
-ofishm_global_exit | ofishm_segv)
+ofishm_global_exit | ofishm_segv | ofishm_sigkill)
   # through libfabric's shm provider, whose /dev/shm regions ("<pid>:<n>:<n>", 16 MiB) only the endpoint's close
-  # removes; mpirun cleans nothing up, so each PE removes its own on the way out (exit path or signal)
+  # removes; mpirun cleans nothing up, so each PE removes its own on the way out (exit path or signal), and those of
+  # a peer on its machine that is already gone (sigkill: PE 1 is SIGKILLed, mpirun then stops the rest with SIGTERM)
   export SHMEM_TRANSPORT=ofi SHMEM_OFI_PROVIDER=shm
   if [ "$case_name" = ofishm_segv ]; then
     mpi "$PROG" segv 1
     [ "$rc" != 0 ] || fail "exit status 0 after a PE crashed"
+  elif [ "$case_name" = ofishm_sigkill ]; then
+    mpi "$PROG" shmleak 1
+    [ "$rc" != 0 ] || fail "exit status 0 after a PE was killed"
   else
     mpi "$PROG" abort 2 7
     expect_rc 7

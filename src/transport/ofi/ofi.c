@@ -1582,6 +1582,54 @@ static const int region_sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIG
 static struct sigaction region_prev[NREGION_SIGS];
 static int region_guarded[NREGION_SIGS];
 
+/* Peers on this machine (their pids, from the address exchange), for a PE on its way out: the regions of a peer that
+ * is already gone (SIGKILL, the out-of-memory killer) have nobody else to remove them, and the launcher then stops the
+ * rest of the job (mpirun's SIGTERM), so those that remain remove them. */
+static int *peer_pids;
+static int npeer_pids;
+
+/* async-signal-safe: raw getdents64 and unlinkat, no allocation */
+static void regions_sweep_dead_peers(void) {
+    const int *pids = __atomic_load_n(&peer_pids, __ATOMIC_ACQUIRE);
+    if (!pids)
+        return;
+    int dfd = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return;
+    _Alignas(8) char buf[4096];
+    long got;
+    while ((got = syscall(SYS_getdents64, dfd, buf, sizeof buf)) > 0)
+        for (long off = 0; off < got;) {
+            struct {
+                uint64_t ino;
+                int64_t off;
+                unsigned short reclen;
+                unsigned char type;
+                char name[];
+            } *de = (void *)(buf + off);
+            off += de->reclen;
+            /* "<pid>:<n>:<n>" of a peer that no longer exists */
+            const char *c = de->name;
+            long pid = 0;
+            while (*c >= '0' && *c <= '9' && pid < INT_MAX / 10)
+                pid = pid * 10 + (*c++ - '0');
+            if (c == de->name || *c != ':')
+                continue;
+            int colons = 0, digits = 1;
+            for (const char *d = c; *d; d++)
+                colons += *d == ':', digits &= (*d == ':' || (*d >= '0' && *d <= '9'));
+            int k = 0;
+            while (k < npeer_pids && pids[k] != pid)
+                k++;
+            struct stat st;
+            if (colons != 2 || !digits || k == npeer_pids || !(kill((pid_t)pid, 0) && errno == ESRCH) ||
+                fstatat(dfd, de->name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+                continue;
+            unlinkat(dfd, de->name, 0);
+        }
+    close(dfd);
+}
+
 static void regions_note(void) {
     char pre[24];
     int np = snprintf(pre, sizeof pre, "%d:", (int)getpid());
@@ -1612,9 +1660,12 @@ static void regions_note(void) {
 void shmemi_ofi_regions_unlink(void) {
     if (getpid() != regions_pid)
         return;
+    int saved = errno;
     int n = __atomic_exchange_n(&nregions, 0, __ATOMIC_ACQ_REL);
     for (int k = 0; k < n; k++)
         unlink(regions[k]);
+    regions_sweep_dead_peers();
+    errno = saved;
 }
 
 static void regions_on_signal(int sig) {
@@ -1642,6 +1693,8 @@ static void regions_guard(void) {
 
 static void regions_unguard(void) {
     __atomic_store_n(&nregions, 0, __ATOMIC_RELEASE); /* closed with their endpoints */
+    free(__atomic_exchange_n(&peer_pids, NULL, __ATOMIC_ACQ_REL));
+    npeer_pids = 0;
     for (int k = 0; k < NREGION_SIGS; k++) {
         struct sigaction now;
         if (region_guarded[k] && !sigaction(region_sigs[k], NULL, &now) && now.sa_handler == regions_on_signal)
@@ -2199,6 +2252,7 @@ struct ofi_card {
     char addr[ADDR_MAX];
     uint64_t key[NSEG], base[NSEG];
     uint64_t gpu_ok; /* bit si: GPU segment si registered */
+    int64_t pid;
 };
 
 /* A GPU segment, registered as GPU memory (FI_HMEM) or, for a backend whose memory the network sees as host memory
@@ -2378,6 +2432,7 @@ retry:
         return -1;
     }
     mine.addrlen = (uint32_t)alen;
+    mine.pid = getpid();
     for (int si = 0; si < NSEG; si++) {
         struct shmemi_seg *s = si == SHMEMI_MAX_SEGS  ? &shmemi_rt.internal
                                : si < shmemi_rt.nsegs ? &shmemi_rt.segs[si]
@@ -2433,6 +2488,12 @@ retry:
     net.gpu_ok = ~0ULL;
     for (int pe = 0; pe < n; pe++)
         net.gpu_ok &= all[pe].gpu_ok;
+    int *pids = calloc((size_t)n, sizeof *pids), np = 0;
+    for (int pe = 0; pids && pe < n; pe++)
+        if (pe != shmemi_rt.my_pe && shmemi_rt.same_host && shmemi_rt.same_host[pe] && all[pe].pid > 0)
+            pids[np++] = (int)all[pe].pid;
+    npeer_pids = np;
+    __atomic_store_n(&peer_pids, pids, __ATOMIC_RELEASE);
     uint64_t gpu_segs = 0;
     for (int si = 0; si < shmemi_rt.nsegs && si < 64; si++)
         if (shmemi_rt.segs[si].kind == SHMEMI_MEM_DEVICE)
