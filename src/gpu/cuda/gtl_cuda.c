@@ -319,7 +319,10 @@ static int cuda_query(const void *p, uintptr_t *base, size_t *size) {
     unsigned type = 0;
     if (use_ctx() || cu.ptr_attr(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS ||
         type != CU_MEMORYTYPE_DEVICE)
-        return GTL_MEM_HOST; /* not known to the driver, host (pinned or not) or managed: the CPU can touch it */
+        return GTL_MEM_HOST; /* not known to the driver, or host memory (pinned or not): the CPU can touch it */
+    /* Managed memory reads as host or device memory depending on where its pages are; either answer is correct (the
+     * CPU and the driver's copies both reach it), and asking IS_MANAGED too would cost every pinned host buffer a
+     * second driver call per operation (host answers are not cached). */
     CUdeviceptr b = 0;
     size_t s = 0;
     if (cu.ptr_attr(&b, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS &&
