@@ -79,10 +79,13 @@ static void emu_fini(void) {
 
 static int emu_host_register(void *p, size_t size) {
     unsigned char v;
-    if (((uintptr_t)p | size) & (shmemi_rt.page - 1) || !size || mincore(p, shmemi_rt.page, &v) ||
-        npinned == MAX_PINNED)
+    if (((uintptr_t)p | size) & (shmemi_rt.page - 1) || !size || mincore(p, shmemi_rt.page, &v))
         return -1;
     lock();
+    if (npinned == MAX_PINNED) { /* (under the lock: two threads could both find the last entry free) */
+        unlock();
+        return -1;
+    }
     for (int i = 0; i < npinned; i++)
         if ((char *)p < (char *)pinned[i].p + pinned[i].len && (char *)pinned[i].p < (char *)p + size) {
             unlock();

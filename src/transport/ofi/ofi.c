@@ -228,7 +228,7 @@ static inline void mark_dirty(struct ofi_ep *e, int pe) {
         return;
     pthread_mutex_lock(&e->dirty_lock);
     if (!e->dirty[pe]) {
-        e->dirty[pe] = 1;
+        __atomic_store_n(&e->dirty[pe], 1, __ATOMIC_RELAXED); /* (read without the lock above) */
         e->dirty_list[e->ndirty++] = pe;
     }
     pthread_mutex_unlock(&e->dirty_lock);
@@ -610,7 +610,8 @@ static void defer_close(struct ofi_ep *e, struct fid_mr *mr) {
         e->tmp = t;
         e->tmpcap = cap;
     }
-    e->tmp[e->ntmp++] = mr;
+    e->tmp[e->ntmp] = mr;
+    __atomic_store_n(&e->ntmp, e->ntmp + 1, __ATOMIC_RELAXED); /* (wait_release reads it without the lock) */
     pthread_mutex_unlock(&e->dirty_lock);
 }
 
@@ -624,7 +625,8 @@ static void wait_release(struct ofi_ep *e) {
     struct fid_mr **t = e->tmp;
     int n = e->ntmp;
     e->tmp = NULL;
-    e->ntmp = e->tmpcap = 0;
+    __atomic_store_n(&e->ntmp, 0, __ATOMIC_RELAXED);
+    e->tmpcap = 0;
     pthread_mutex_unlock(&e->dirty_lock);
     wait_posted(e);
     for (int k = 0; k < n; k++)
@@ -1075,7 +1077,7 @@ static void quiet_ep(struct ofi_ep *e) {
         e->ndirty -= n;
         memcpy(list, e->dirty_list + e->ndirty, (size_t)n * sizeof *list);
         for (int i = 0; i < n; i++)
-            e->dirty[list[i]] = 0;
+            __atomic_store_n(&e->dirty[list[i]], 0, __ATOMIC_RELAXED); /* (mark_dirty reads it without the lock) */
         pthread_mutex_unlock(&e->dirty_lock);
         if (net.am || net.stage) { /* a flush answered means the writes and messages sent before it landed */
             __atomic_add_fetch(&slot.left, (uint32_t)n, __ATOMIC_SEQ_CST);
