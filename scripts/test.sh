@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test.sh - builds gshmem twice (optimized, and with AddressSanitizer + UBSan) and runs the whole ctest suite on
-# both, plus the check that the generated API is up to date. Exit status is non-zero if anything fails.
+# both, the threaded tests under ThreadSanitizer, and the check that the generated API is up to date. Exit status is non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -21,3 +21,17 @@ cmake --build build/asan -j 2
 # local buffers registered (about 60 s)
 (cd build/asan && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --output-on-failure -j "$jobs" --timeout 300 -L 'ofi|mrlocal' -R '_np2$')
+
+# ThreadSanitizer over the tests with several threads per PE, on the shared-memory path and the GPU layers (emulated
+# and the CUDA backend on the fake driver). Not over libfabric: it is not instrumented, so TSan cannot see its
+# synchronisation (completions, counters) and reports the payloads it delivers as races. setarch -R (where allowed):
+# TSan's shadow memory does not fit some kernels' randomised layouts.
+cmake -S . -B build/tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_WERROR=ON -DGSHMEM_BUILD_BENCH=OFF \
+  -DGSHMEM_SANITIZE=thread >/dev/null
+cmake --build build/tsan -j 2 --target gshmem oshrun fakecuda ft_threads fc_ctx_threads fc_coll_threads dh_ft_threads \
+  dh_fc_ctx_threads dh_fc_coll_threads ft_amo_flood ft_amo_flood_noprogress ft_progress_away
+norand=()
+if setarch "$(uname -m)" -R true 2>/dev/null; then norand=(setarch "$(uname -m)" -R); fi
+(cd build/tsan && TSAN_OPTIONS=halt_on_error=1:report_signal_unsafe=0 "${norand[@]}" \
+  ctest --output-on-failure -j "$jobs" --timeout 300 --no-tests=error \
+  -R '^(cudafake_)?(ft_threads|fc_ctx_threads|fc_coll_threads|devheap_(ctx_|coll_)?threads|ft_amo_flood|ft_amo_flood_noprogress|ft_progress_away)_np[0-9]+$')
