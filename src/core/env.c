@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,16 +24,22 @@ struct row {
     const char *name;
     int type;
     const char *def;
+    long long lo, hi; /* SIZE and INT: the accepted range */
     int vis;
     const char *doc;
     size_t offset;
 };
 
 static const struct row rows[] = {
-#define X(field, name, type, def, vis, doc) {name, T_##type, def, V_##vis, doc, offsetof(struct shmemi_env, field)},
+#define X(field, name, type, def, lo, hi, vis, doc)                                                                    \
+    {name, T_##type, def, (long long)(lo), (long long)(hi), V_##vis, doc, offsetof(struct shmemi_env, field)},
 #include "env.def"
 #undef X
 };
+#define NROWS (sizeof rows / sizeof rows[0])
+
+/* each row's value as the environment gave it (NULL: the default), for messages that must quote the user */
+static const char *raw[NROWS];
 
 static const char *const type_forms[] = {
     [T_SIZE] = "a byte count such as 1048576, 512k, 64M, 2G or 1T (suffixes are powers of 1024)",
@@ -120,6 +127,7 @@ static int parse_long(const char *s, long *out) {
     return 0;
 }
 
+static int errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int errf(char *err, size_t errlen, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -131,7 +139,8 @@ static int errf(char *err, size_t errlen, const char *fmt, ...) {
 
 #define PARTITION_PREFIX "SHMEM_SYMMETRIC_PARTITION"
 #define PARTITION_FORM                                                                                                 \
-    "SIZE=<size>[:PGSIZE=<size>][:KIND=DEFAULT|HOST|DEVICE][:POLICY=DEFAULT|INTERLEAVED|BIND|PREFERRED]"
+    "SIZE=<size>[:PGSIZE=<size>][:KIND=DEFAULT|HOST|DEVICE][:POLICY=DEFAULT|INTERLEAVE[=<nodes>]|BIND=<nodes>|"        \
+    "PREFERRED=<node>]"
 
 static int match_word(const char *v, size_t len, const char *const *words, int n) {
     for (int i = 0; i < n; i++)
@@ -140,10 +149,58 @@ static int match_word(const char *v, size_t len, const char *const *words, int n
     return -1;
 }
 
+/* "0", "0,2", "1-3,5": NUMA node numbers below SHMEMI_MAX_NUMA; returns 0 and the mask, or -1 */
+static int parse_nodes(const char *s, uint64_t *mask) {
+    uint64_t m = 0;
+    if (!*s)
+        return -1;
+    while (*s) {
+        if (!isdigit((unsigned char)*s))
+            return -1;
+        char *end;
+        unsigned long a = strtoul(s, &end, 10), b = a;
+        if (*end == '-') {
+            if (!isdigit((unsigned char)end[1]))
+                return -1;
+            b = strtoul(end + 1, &end, 10);
+        }
+        if (a >= SHMEMI_MAX_NUMA || b >= SHMEMI_MAX_NUMA || b < a)
+            return -1;
+        for (unsigned long k = a; k <= b; k++)
+            m |= (uint64_t)1 << k;
+        if (*end == ',' && end[1])
+            end++;
+        else if (*end)
+            return -1;
+        s = end;
+    }
+    *mask = m;
+    return 0;
+}
+
+/* POLICY's value: a word, then =<nodes> where the policy takes them */
+static int parse_policy(const char *v, struct shmemi_partition_cfg *c) {
+    static const char *const words[] = {"DEFAULT", "INTERLEAVE", "INTERLEAVED", "BIND", "PREFERRED"};
+    static const int codes[] = {SHMEMI_POLICY_DEFAULT, SHMEMI_POLICY_INTERLEAVED, SHMEMI_POLICY_INTERLEAVED,
+                                SHMEMI_POLICY_BIND, SHMEMI_POLICY_PREFERRED};
+    const char *eq = strchr(v, '=');
+    int w = match_word(v, eq ? (size_t)(eq - v) : strlen(v), words, 5);
+    if (w < 0)
+        return -1;
+    c->policy = codes[w];
+    c->nodes = 0;
+    switch (c->policy) {
+    case SHMEMI_POLICY_DEFAULT: return eq ? -1 : 0;
+    case SHMEMI_POLICY_INTERLEAVED: return eq ? parse_nodes(eq + 1, &c->nodes) : 0;
+    case SHMEMI_POLICY_BIND: return eq ? parse_nodes(eq + 1, &c->nodes) : -1;
+    default: /* PREFERRED: one node */
+        return eq && !parse_nodes(eq + 1, &c->nodes) && !(c->nodes & (c->nodes - 1)) ? 0 : -1;
+    }
+}
+
 int shmemi_parse_partition(const char *name, const char *value, struct shmemi_partition_cfg *out, char *err,
                            size_t errlen) {
     static const char *const kinds[] = {"DEFAULT", "HOST", "DEVICE"};
-    static const char *const policies[] = {"DEFAULT", "INTERLEAVED", "BIND", "PREFERRED"};
     size_t plen = strlen(PARTITION_PREFIX);
     if (strncmp(name, PARTITION_PREFIX, plen))
         return errf(err, errlen, "%s: not a partition variable", name);
@@ -152,7 +209,8 @@ int shmemi_parse_partition(const char *name, const char *value, struct shmemi_pa
         return errf(err, errlen, "%s: the partition ID after %s must be an integer from 1 to 127", name,
                     PARTITION_PREFIX);
     struct shmemi_partition_cfg c = {.id = (int)id};
-    int have_size = 0;
+    snprintf(c.text, sizeof c.text, "%s=%s", name, value ? value : "");
+    int have_size = 0, have_pg = 0, have_pol = 0;
     const char *p = value ? value : "";
     while (*p) {
         const char *end = strchr(p, ':');
@@ -169,28 +227,37 @@ int shmemi_parse_partition(const char *name, const char *value, struct shmemi_pa
         v[vlen] = '\0';
         int ok = 0;
         if (klen == 4 && !strncasecmp(p, "SIZE", 4)) {
-            ok = !shmemi_parse_size(v, &c.size) && c.size > 0;
+            /* the allocator's smallest block at least; at most half the address space, so rounding it up to
+             * pages cannot wrap */
+            ok = !have_size && !shmemi_parse_size(v, &c.size) && c.size >= 64 && c.size <= SIZE_MAX / 2;
             have_size = ok;
         } else if (klen == 6 && !strncasecmp(p, "PGSIZE", 6)) {
-            ok = !shmemi_parse_size(v, &c.pgsize) && c.pgsize > 0 && !(c.pgsize & (c.pgsize - 1));
+            ok = !have_pg && !shmemi_parse_size(v, &c.pgsize) && c.pgsize > 0 && !(c.pgsize & (c.pgsize - 1));
+            have_pg = 1;
         } else if (klen == 4 && !strncasecmp(p, "KIND", 4)) {
             c.kind = match_word(v, vlen, kinds, 3);
             ok = c.kind >= 0;
         } else if (klen == 6 && !strncasecmp(p, "POLICY", 6)) {
-            c.policy = match_word(v, vlen, policies, 4);
-            ok = c.policy >= 0;
+            ok = !have_pol && !parse_policy(v, &c);
+            have_pol = 1;
         } else {
             return errf(err, errlen, "%s=%s: unknown key '%.*s'; accepted form: %s", name, value, (int)klen, p,
                         PARTITION_FORM);
         }
         if (!ok)
-            return errf(err, errlen, "%s=%s: bad value '%s' for %.*s; accepted form: %s", name, value, v, (int)klen, p,
-                        PARTITION_FORM);
+            return errf(err, errlen, "%s=%s: bad value '%s' for %.*s (or the key given twice); accepted form: %s", name,
+                        value, v, (int)klen, p, PARTITION_FORM);
         p = end ? end + 1 : p + len;
     }
     if (!have_size)
         return errf(err, errlen, "%s=%s: SIZE is required; accepted form: %s", name, value ? value : "",
                     PARTITION_FORM);
+    /* a GPU partition's pages and placement are the GPU driver's: nothing here could honour these */
+    if (c.kind == SHMEMI_KIND_DEVICE && (c.pgsize || c.policy != SHMEMI_POLICY_DEFAULT))
+        return errf(err, errlen,
+                    "%s=%s: %s does not apply to KIND=DEVICE (GPU memory is placed and paged by the GPU driver); "
+                    "remove it",
+                    name, value, c.pgsize ? "PGSIZE" : "POLICY");
     *out = c;
     return 0;
 }
@@ -199,9 +266,27 @@ static int parse_row(const struct row *r, const char *s, char *err, size_t errle
     char *field = (char *)&shmemi_env + r->offset;
     int rc = 0;
     switch (r->type) {
-    case T_SIZE: rc = shmemi_parse_size(s, (size_t *)(void *)field); break;
+    case T_SIZE: {
+        size_t v;
+        rc = shmemi_parse_size(s, &v);
+        if (!rc && (v < (unsigned long long)r->lo || v > (unsigned long long)r->hi))
+            return errf(err, errlen, "%s='%s' is out of range: expected a byte count from %lld to %lld", r->name, s,
+                        r->lo, r->hi);
+        if (!rc)
+            *(size_t *)(void *)field = v;
+        break;
+    }
     case T_BOOL: rc = shmemi_parse_bool(s, (int *)(void *)field); break;
-    case T_INT: rc = parse_long(s, (long *)(void *)field); break;
+    case T_INT: {
+        long v;
+        rc = parse_long(s, &v);
+        if (!rc && (v < r->lo || v > r->hi))
+            return errf(err, errlen, "%s='%s' is out of range: expected an integer from %lld to %lld", r->name, s,
+                        r->lo, r->hi);
+        if (!rc)
+            *(long *)(void *)field = v;
+        break;
+    }
     case T_STRING: *(const char **)(void *)field = s; break;
     }
     if (rc)
@@ -209,37 +294,41 @@ static int parse_row(const struct row *r, const char *s, char *err, size_t errle
     return 0;
 }
 
+const char *shmemi_env_raw(const char *name) {
+    for (size_t i = 0; i < NROWS; i++)
+        if (!strcmp(rows[i].name, name))
+            return raw[i];
+    return NULL;
+}
+
+/* the value as written, or the default's text */
+static const char *raw_of(const char *name) {
+    for (size_t i = 0; i < NROWS; i++)
+        if (!strcmp(rows[i].name, name))
+            return raw[i] ? raw[i] : rows[i].def;
+    return "";
+}
+
 int shmemi_env_read(char *err, size_t errlen) {
-    size_t n = sizeof rows / sizeof rows[0];
-    for (size_t i = 0; i < n; i++) /* defaults first, so a bad value never leaves a field unset */
+    for (size_t i = 0; i < NROWS; i++) { /* defaults first, so a bad value never leaves a field unset */
+        raw[i] = NULL;
         if (parse_row(&rows[i], rows[i].def, err, errlen))
             return -1;
-    for (size_t i = 0; i < n; i++) {
+    }
+    for (size_t i = 0; i < NROWS; i++) {
         const char *s = getenv(rows[i].name);
         if (s && parse_row(&rows[i], s, err, errlen))
             return -1;
+        raw[i] = s;
     }
-    if (shmemi_env.ofi_stall_timeout < -1)
-        return errf(err, errlen, "SHMEM_OFI_STALL_TIMEOUT=%d is not valid: expected seconds, 0 (never) or -1 (auto)",
-                    shmemi_env.ofi_stall_timeout);
-    if (shmemi_env.ofi_ctx_ep < -1 || shmemi_env.ofi_ctx_ep > 1)
-        return errf(err, errlen,
-                    "SHMEM_OFI_CTX_ENDPOINTS=%d is not valid: expected 1 (own endpoints), 0 (shared) or -1 "
-                    "(auto)",
-                    shmemi_env.ofi_ctx_ep);
-    if (shmemi_env.device_max_ctx < 0)
-        return errf(err, errlen, "SHMEM_DEVICE_MAX_CTX=%d is not valid: expected a number of contexts, 0 or more",
-                    shmemi_env.device_max_ctx);
-    if (shmemi_env.wait_spin < -1 || shmemi_env.wait_yield < 0)
-        return errf(err, errlen, "SHMEM_WAIT_SPIN must be -1 (auto) or >= 0 and SHMEM_WAIT_YIELD >= 0");
     if (strcmp(shmemi_env.transport, "auto") && strcmp(shmemi_env.transport, "shm") &&
         strcmp(shmemi_env.transport, "ofi"))
         return errf(err, errlen, "SHMEM_TRANSPORT='%s' is not valid: expected auto, shm or ofi", shmemi_env.transport);
-    if (shmemi_env.node_size < 0 || (shmemi_env.node_size > 0 && strcmp(shmemi_env.transport, "auto")))
+    if (shmemi_env.node_size > 0 && strcmp(shmemi_env.transport, "auto"))
         return errf(err, errlen,
-                    "SHMEM_TEST_NODE_SIZE=%d is not valid: expected 0 (off) or a PE count, with SHMEM_TRANSPORT=auto "
-                    "(it is '%s')",
-                    shmemi_env.node_size, shmemi_env.transport);
+                    "SHMEM_TEST_NODE_SIZE=%s is not valid with SHMEM_TRANSPORT=%s: pretend nodes need "
+                    "SHMEM_TRANSPORT=auto",
+                    raw_of("SHMEM_TEST_NODE_SIZE"), shmemi_env.transport);
     if (*shmemi_env.test_nodes) {
         const char *t = shmemi_env.test_nodes;
         int ok = strcmp(shmemi_env.transport, "auto") == 0 && shmemi_env.node_size == 0 && *t != ',' &&
@@ -259,9 +348,9 @@ int shmemi_env_read(char *err, size_t errlen) {
     if (shmemi_env.symmetric_size_device && shmemi_env.device_symmetric_size &&
         shmemi_env.symmetric_size_device != shmemi_env.device_symmetric_size)
         return errf(err, errlen,
-                    "SHMEM_SYMMETRIC_SIZE_DEVICE=%zu and SHMEM_DEVICE_SYMMETRIC_SIZE=%zu name the same GPU heap but "
+                    "SHMEM_SYMMETRIC_SIZE_DEVICE=%s and SHMEM_DEVICE_SYMMETRIC_SIZE=%s name the same GPU heap but "
                     "disagree; set one of them",
-                    shmemi_env.symmetric_size_device, shmemi_env.device_symmetric_size);
+                    raw_of("SHMEM_SYMMETRIC_SIZE_DEVICE"), raw_of("SHMEM_DEVICE_SYMMETRIC_SIZE"));
     if (strcmp(shmemi_env.bootstrap, "auto") && strcmp(shmemi_env.bootstrap, "local") &&
         strcmp(shmemi_env.bootstrap, "pmix"))
         return errf(err, errlen, "SHMEM_BOOTSTRAP='%s' is not valid: expected auto, local or pmix",
@@ -309,8 +398,7 @@ static void format_value(const struct row *r, char *buf, size_t len) {
 }
 
 void shmemi_env_print(FILE *f, int show_launch) {
-    size_t n = sizeof rows / sizeof rows[0];
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < NROWS; i++) {
         if (rows[i].vis == V_LAUNCH && !show_launch)
             continue;
         char val[64];
@@ -321,23 +409,34 @@ void shmemi_env_print(FILE *f, int show_launch) {
     fprintf(f, "  %-28s   %s\n      Extra symmetric segments; %d defined.\n", PARTITION_PREFIX "<ID>", PARTITION_FORM,
             shmemi_npartitions);
     for (int i = 0; i < shmemi_npartitions; i++)
-        fprintf(f, "      partition %d: size %zu, page size %zu, kind %d, policy %d\n", shmemi_partitions[i].id,
-                shmemi_partitions[i].size, shmemi_partitions[i].pgsize, shmemi_partitions[i].kind,
-                shmemi_partitions[i].policy);
+        fprintf(f, "      partition %d: size %zu, page size %zu, kind %d, policy %d, nodes 0x%llx\n",
+                shmemi_partitions[i].id, shmemi_partitions[i].size, shmemi_partitions[i].pgsize,
+                shmemi_partitions[i].kind, shmemi_partitions[i].policy, (unsigned long long)shmemi_partitions[i].nodes);
 }
 
 void shmemi_env_print_markdown(FILE *f) {
     static const char *const type_names[] = {
         [T_SIZE] = "size", [T_BOOL] = "bool", [T_INT] = "integer", [T_STRING] = "string"};
     fprintf(f, "# gshmem environment variables\n\nGenerated by `shmem_info --markdown` from `src/core/env.def`; "
-               "do not edit.\n\n| Variable | Type | Default | Description |\n|---|---|---|---|\n");
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        fprintf(f, "| `%s` | %s | `%s` | %s%s |\n", rows[i].name, type_names[rows[i].type], rows[i].def,
+               "do not edit.\n\n| Variable | Type | Default | Accepted | Description |\n|---|---|---|---|---|\n");
+    for (size_t i = 0; i < NROWS; i++) {
+        char range[64] = "";
+        if (rows[i].type == T_SIZE || rows[i].type == T_INT)
+            snprintf(range, sizeof range, "%lld to %lld", rows[i].lo, rows[i].hi);
+        fprintf(f, "| `%s` | %s | `%s` | %s | %s%s |\n", rows[i].name, type_names[rows[i].type], rows[i].def, range,
                 rows[i].vis == V_LAUNCH ? "(set by oshrun) " : "", rows[i].doc);
+    }
     fprintf(f,
-            "| `%s<ID>` | partition | unset | Extra symmetric segment: `%s`; ID 1 to 127, at most %d "
-            "partitions; allocate with `shmem_partition_malloc(size, ID)`. |\n",
-            PARTITION_PREFIX, PARTITION_FORM, SHMEMI_MAX_PARTITIONS);
+            "| `%s<ID>` | partition | unset | `%s` | Extra symmetric segment; ID 1 to 127, at most %d partitions; "
+            "allocate with `shmem_partition_malloc(size, ID)`. `SIZE`: 64 bytes or more. `PGSIZE` (host "
+            "partitions): the base page size, or `2M` / `1G` for huge pages from the kernel's reserved pool "
+            "(`/sys/kernel/mm/hugepages/hugepages-<kB>kB/nr_hugepages`; `shmem_init` fails naming the variable when "
+            "the pool is short). `POLICY` (host partitions, applied with `mbind` before the pages are touched): "
+            "`INTERLEAVE` (every node this PE may use, or `INTERLEAVE=<nodes>`), `BIND=<nodes>`, `PREFERRED=<node>`; "
+            "nodes are NUMA node numbers and ranges such as `0,2-3`, below %d. `KIND=DEVICE` partitions refuse "
+            "`PGSIZE` and `POLICY` (the GPU driver places and pages them). |\n",
+            PARTITION_PREFIX, PARTITION_FORM, SHMEMI_MAX_PARTITIONS, SHMEMI_MAX_NUMA);
     fprintf(f, "\nSizes take k/M/G/T suffixes (powers of 1024). Booleans take 1/0, yes/no, true/false, "
-               "on/off. A bad value stops `shmem_init` with a message naming the variable.\n");
+               "on/off. A bad value, or one outside the accepted range, stops `shmem_init` with a message naming the "
+               "variable and quoting the value as written.\n");
 }

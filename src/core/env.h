@@ -4,6 +4,7 @@
 #define GSHMEM_ENV_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define SHMEMI_ENV_HIDDEN __attribute__((visibility("hidden")))
@@ -14,13 +15,16 @@
 #define SHMEMI_ENV_CT_STRING const char *
 
 struct shmemi_env {
-#define X(field, name, type, def, vis, doc) SHMEMI_ENV_CT_##type field;
+#define X(field, name, type, def, lo, hi, vis, doc) SHMEMI_ENV_CT_##type field;
 #include "env.def"
 #undef X
 };
 
-/* Symmetric partitions: SHMEM_SYMMETRIC_PARTITION<ID>=SIZE=<size>[:PGSIZE=<size>][:KIND=<kind>][:POLICY=<p>] */
+/* Symmetric partitions: SHMEM_SYMMETRIC_PARTITION<ID>=SIZE=<size>[:PGSIZE=<size>][:KIND=<kind>][:POLICY=<p>]
+ * POLICY (host partitions, applied with mbind): DEFAULT, INTERLEAVE[=<nodes>] (INTERLEAVED too), BIND=<nodes>,
+ * PREFERRED=<node>; <nodes> is a list of NUMA node numbers and ranges below SHMEMI_MAX_NUMA, e.g. 0,2-3. */
 #define SHMEMI_MAX_PARTITIONS 16
+#define SHMEMI_MAX_NUMA 64
 enum shmemi_part_kind { SHMEMI_KIND_DEFAULT, SHMEMI_KIND_HOST, SHMEMI_KIND_DEVICE };
 enum shmemi_part_policy {
     SHMEMI_POLICY_DEFAULT,
@@ -31,9 +35,11 @@ enum shmemi_part_policy {
 struct shmemi_partition_cfg {
     int id;
     size_t size;
-    size_t pgsize; /* 0 = system page size */
-    int kind;      /* enum shmemi_part_kind */
-    int policy;    /* enum shmemi_part_policy */
+    size_t pgsize;  /* 0 = system page size */
+    int kind;       /* enum shmemi_part_kind */
+    int policy;     /* enum shmemi_part_policy */
+    uint64_t nodes; /* the policy's NUMA nodes (bit n: node n); 0 with INTERLEAVE: every node this PE may use */
+    char text[160]; /* NAME=VALUE as the user wrote it (cut short if longer), for messages */
 };
 
 SHMEMI_ENV_HIDDEN extern struct shmemi_env shmemi_env;
@@ -43,6 +49,9 @@ SHMEMI_ENV_HIDDEN extern int shmemi_npartitions;
 /* Reads and validates every variable. On a bad value writes one message naming the variable and the accepted
  * form into err (size errlen) and returns -1. */
 SHMEMI_ENV_HIDDEN int shmemi_env_read(char *err, size_t errlen);
+/* The value of variable NAME as the environment gave it at the last shmemi_env_read, NULL where the default holds:
+ * for messages that must quote the user. */
+SHMEMI_ENV_HIDDEN const char *shmemi_env_raw(const char *name);
 /* Parses "512M"-style sizes; returns 0 on success. Exposed for unit tests. */
 SHMEMI_ENV_HIDDEN int shmemi_parse_size(const char *s, size_t *out);
 SHMEMI_ENV_HIDDEN int shmemi_parse_bool(const char *s, int *out);

@@ -50,6 +50,8 @@ struct shmemi_seg {
     char *dev_raw;              /* GPU segments: the GPU allocation base lies in (base - dev_raw bytes before it) */
     size_t dev_len;             /* ... and that allocation's length (identical on every PE) */
     char **peer_raw;            /* GPU segments: [n_pes] local peers' allocations as imported (IPC), NULL if not */
+    size_t pgsize;              /* host segments: the page size backing it (huge pages for PGSIZE= partitions) */
+    int share_fd;               /* huge-page segments: the owner's descriptor peers open until mapped, else -1 */
 };
 
 /* Per-PE control block in the internal segment, mapped by every local peer. Fields written by different PEs

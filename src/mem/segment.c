@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <link.h>
+#include <linux/memfd.h>
+#include <linux/mempolicy.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +36,8 @@ static void shm_name(char *buf, size_t len, int pe, const char *tag) {
     snprintf(buf, len, "/gshmem-%s-%d-%s", shmemi_rt.jobid, pe, tag);
 }
 
-static size_t page_up(size_t n) { return (n + shmemi_rt.page - 1) & ~(shmemi_rt.page - 1); }
+/* n rounded up to a multiple of pg (a power of two); 0 where that does not fit in a size_t */
+static size_t round_up(size_t n, size_t pg) { return n > SIZE_MAX - (pg - 1) ? 0 : (n + pg - 1) & ~(pg - 1); }
 
 /* Creates this PE's shared-memory object for a segment, owner-only, sized `len`. */
 static int create_object(const char *name, size_t len, char *err, size_t errlen) {
@@ -49,6 +52,79 @@ static int create_object(const char *name, size_t len, char *err, size_t errlen)
                     strerror(e));
     }
     return fd;
+}
+
+/* ---- huge pages and NUMA placement of host partitions (PGSIZE=, POLICY=) ---- */
+
+/* free pages of size pg the kernel holds in reserve, or -1 when it has no pool of that size */
+static long huge_free(size_t pg) {
+    char path[96], buf[32];
+    snprintf(path, sizeof path, "/sys/kernel/mm/hugepages/hugepages-%zukB/free_hugepages", pg >> 10);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    return strtol(buf, NULL, 10);
+}
+
+/* A huge-page object: hugetlbfs memory (memfd) that peers open through /proc/<pid>/fd/<fd> while the owner keeps the
+ * descriptor, until every peer has mapped it. */
+static int create_huge(const char *name, size_t len, size_t pg, const char *var, char *err, size_t errlen) {
+    long avail = huge_free(pg);
+    if (avail < 0)
+        return errf(err, errlen,
+                    "%s: this system has no %zu KiB huge pages (no /sys/kernel/mm/hugepages/hugepages-%zukB)", var,
+                    pg >> 10, pg >> 10);
+    unsigned shift = (unsigned)__builtin_ctzll(pg);
+    int fd = (int)syscall(SYS_memfd_create, name + 1, MFD_CLOEXEC | MFD_HUGETLB | (shift << MFD_HUGE_SHIFT));
+    if (fd < 0)
+        return errf(err, errlen, "%s: cannot create huge-page memory: %s", var, strerror(errno));
+    if (ftruncate(fd, (off_t)len)) {
+        int e = errno;
+        close(fd);
+        return errf(err, errlen, "%s: cannot size huge-page memory to %zu bytes: %s", var, len, strerror(e));
+    }
+    return fd;
+}
+
+static int mempolicy_mode(int policy) {
+    switch (policy) {
+    case SHMEMI_POLICY_INTERLEAVED: return MPOL_INTERLEAVE;
+    case SHMEMI_POLICY_BIND: return MPOL_BIND;
+    case SHMEMI_POLICY_PREFERRED: return MPOL_PREFERRED;
+    default: return MPOL_DEFAULT;
+    }
+}
+
+/* Applies the partition's POLICY to its pages before any is touched (tmpfs keeps the policy with the object, so
+ * pages a peer faults in through its own mapping follow it too). */
+static int apply_policy(void *m, size_t len, const struct shmemi_partition_cfg *c, char *err, size_t errlen) {
+    if (c->policy == SHMEMI_POLICY_DEFAULT)
+        return 0;
+    unsigned long allowed[SHMEMI_MAX_NUMA / (8 * sizeof(unsigned long)) + 16] = {0};
+    if (syscall(SYS_get_mempolicy, NULL, allowed, (unsigned long)(sizeof allowed * 8), NULL, MPOL_F_MEMS_ALLOWED))
+        return errf(err, errlen, "%s: cannot read this PE's NUMA nodes: %s", c->text, strerror(errno));
+    uint64_t mine = (uint64_t)allowed[0];
+    if (sizeof(unsigned long) < 8)
+        mine |= (uint64_t)allowed[1] << 32;
+    uint64_t want = c->nodes ? c->nodes : mine;
+    if (want & ~mine) {
+        int bad = __builtin_ctzll(want & ~mine);
+        char have[160] = "";
+        for (int k = 0, n = 0; k < SHMEMI_MAX_NUMA; k++)
+            if (mine >> k & 1)
+                n += snprintf(have + n, sizeof have - (size_t)n, "%s%d", n ? "," : "", k);
+        return errf(err, errlen, "%s: NUMA node %d is not one this PE may use (its nodes: %s)", c->text, bad, have);
+    }
+    unsigned long mask[SHMEMI_MAX_NUMA / (8 * sizeof(unsigned long)) + 1] = {0};
+    memcpy(mask, &want, sizeof want);
+    if (syscall(SYS_mbind, m, len, mempolicy_mode(c->policy), mask, (unsigned long)SHMEMI_MAX_NUMA + 1, 0))
+        return errf(err, errlen, "%s: mbind failed: %s", c->text, strerror(errno));
+    return 0;
 }
 
 /* ---- static data: find the executable's writable PT_LOAD (.data, .bss, and the RELRO part before them) ---- */
@@ -115,43 +191,96 @@ static int remap_static(struct shmemi_seg *s, char *err, size_t errlen) {
     if (rw.relro_end > rw.relro_start && rw.relro_start >= rw.start && rw.relro_end <= rw.end)
         mprotect((void *)rw.relro_start, rw.relro_end - rw.relro_start, PROT_READ);
     s->base = (char *)rw.start;
+    s->share_fd = -1;
     s->base_align = shmemi_rt.page;
     s->size = len;
     s->map_size = len;
     return 0;
 }
 
-static int create_anon(struct shmemi_seg *s, const char *tag, size_t size, char *err, size_t errlen) {
+/* A host segment of `size` usable bytes in shared memory. var names the setting that sized it, for messages; pc is
+ * the partition's settings (page size, placement), NULL for the others. */
+static int create_anon(struct shmemi_seg *s, const char *tag, size_t size, const char *var,
+                       const struct shmemi_partition_cfg *pc, char *err, size_t errlen) {
     char name[160];
     shm_name(name, sizeof name, shmemi_rt.my_pe, tag);
-    size_t len = page_up(size ? size : 1);
-    int fd = create_object(name, len, err, errlen);
-    if (fd < 0)
-        return -1;
+    size_t pg = shmemi_rt.page;
+    if (pc && pc->pgsize && pc->pgsize != shmemi_rt.page) {
+        if (pc->pgsize != (size_t)2 << 20 && pc->pgsize != (size_t)1 << 30)
+            return errf(err, errlen,
+                        "%s: PGSIZE must be the base page size (%zu), 2M or 1G (huge pages); other sizes are not "
+                        "page sizes of this system",
+                        var, shmemi_rt.page);
+        pg = pc->pgsize;
+    }
+    size_t len = round_up(size ? size : 1, pg);
     /* Buddy blocks are aligned relative to the segment start; aligning the start itself to the largest block
      * (capped at 1 GiB) makes shmem_align's alignment hold for absolute addresses too. */
-    size_t align = shmemi_rt.page;
-    while (align < ((size_t)1 << 30) && align * 2 <= len)
+    size_t align = pg;
+    while (len && align < ((size_t)1 << 30) && align * 2 <= len)
         align *= 2;
+    if (!len || len > SIZE_MAX - align)
+        return errf(err, errlen,
+                    "%s: %zu bytes cannot be mapped (rounded up to whole pages, it does not fit this "
+                    "machine's addresses)",
+                    var, size);
+    int huge = pg != shmemi_rt.page;
+    int fd = huge ? create_huge(name, len, pg, var, err, errlen) : create_object(name, len, err, errlen);
+    if (fd < 0)
+        return -1;
     void *m = MAP_FAILED;
+    int e = 0;
     char *r = mmap(NULL, len + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (r != MAP_FAILED) {
         char *a = (char *)(((uintptr_t)r + align - 1) & ~(uintptr_t)(align - 1));
-        m = mmap(a, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE | MAP_FIXED, fd, 0);
-        if (a > r)
-            munmap(r, (size_t)(a - r));
-        if (a + len < r + len + align)
-            munmap(a + len, (size_t)(r + len + align - (a + len)));
+        /* huge pages are reserved when mapped (no MAP_NORESERVE), so a short pool fails here, not with a SIGBUS on
+         * first touch */
+        m = mmap(a, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | (huge ? 0 : MAP_NORESERVE), fd, 0);
+        e = errno;
+        if (m == MAP_FAILED)
+            munmap(r, len + align);
+        else {
+            if (a > r)
+                munmap(r, (size_t)(a - r));
+            if (a + len < r + len + align)
+                munmap(a + len, (size_t)(r + len + align - (a + len)));
+        }
+    } else {
+        e = errno;
     }
-    close(fd);
     if (m == MAP_FAILED) {
-        shm_unlink(name);
-        return errf(err, errlen, "cannot map %zu bytes of shared memory for the %s: %s", len, s->name, strerror(errno));
+        close(fd);
+        if (!huge)
+            shm_unlink(name);
+        if (huge)
+            return errf(err, errlen,
+                        "%s: cannot map %zu bytes of %zu KiB huge pages: %s; the system holds %ld free pages of that "
+                        "size (reserve more in /sys/kernel/mm/hugepages/hugepages-%zukB/nr_hugepages, or drop PGSIZE)",
+                        var, len, pg >> 10, strerror(e), huge_free(pg), pg >> 10);
+        return errf(err, errlen, "%s: cannot map %zu bytes of shared memory for the %s: %s", var, len, s->name,
+                    strerror(e));
+    }
+    if (pc && apply_policy(m, len, pc, err, errlen)) {
+        munmap(m, len);
+        close(fd);
+        if (!huge)
+            shm_unlink(name);
+        return -1;
+    }
+    if (huge && pc->policy != SHMEMI_POLICY_DEFAULT) /* hugetlbfs keeps no policy with the object: place them now */
+        for (size_t o = 0; o < len; o += pg)
+            ((volatile char *)m)[o] = 0;
+    if (huge) {
+        s->share_fd = fd; /* peers open it through /proc until they have mapped it */
+    } else {
+        close(fd);
+        s->share_fd = -1;
     }
     s->base = m;
     s->base_align = align;
     s->size = size;
     s->map_size = len;
+    s->pgsize = pg;
     return 0;
 }
 
@@ -177,6 +306,7 @@ static int create_device(struct shmemi_seg *s, size_t size, char *err, size_t er
         align = (uintptr_t)raw & (~(uintptr_t)raw + 1);
     }
     s->dev_raw = raw;
+    s->share_fd = -1;
     s->dev_len = total;
     s->base = base;
     s->base_align = align;
@@ -230,6 +360,7 @@ static int import_device(struct shmemi_seg *s, char *err, size_t errlen) {
 struct seg_desc {
     uint64_t size, map_size, base_align;
     int32_t role, part_id;
+    int32_t pid, share_fd; /* huge-page segments: where peers open the object (/proc/<pid>/fd/<share_fd>) */
 };
 
 static const char *seg_tag(const struct shmemi_seg *s, char *buf, size_t len) {
@@ -241,8 +372,8 @@ static const char *seg_tag(const struct shmemi_seg *s, char *buf, size_t len) {
     }
 }
 
-/* Maps every node-local peer's copy of a segment. */
-static int map_peers(struct shmemi_seg *s, char *err, size_t errlen) {
+/* Maps every node-local peer's copy of a segment; d[pe] is the peer's description of it (stride apart). */
+static int map_peers(struct shmemi_seg *s, const struct seg_desc *d, size_t stride, char *err, size_t errlen) {
     s->peer = calloc((size_t)shmemi_rt.n_pes, sizeof *s->peer);
     if (!s->peer)
         return errf(err, errlen, "out of memory");
@@ -256,11 +387,19 @@ static int map_peers(struct shmemi_seg *s, char *err, size_t errlen) {
         if (!shmemi_rt.local[pe])
             continue; /* another node (or SHMEM_TRANSPORT=ofi): reached through the network transport */
         char name[160];
-        shm_name(name, sizeof name, pe, tag);
-        int fd = shm_open(name, O_RDWR, 0);
+        const struct seg_desc *pd = d + (size_t)pe * stride;
+        int fd;
+        if (pd->share_fd >= 0) {
+            snprintf(name, sizeof name, "/proc/%d/fd/%d", (int)pd->pid, (int)pd->share_fd);
+            fd = open(name, O_RDWR | O_CLOEXEC);
+        } else {
+            shm_name(name, sizeof name, pe, tag);
+            fd = shm_open(name, O_RDWR, 0);
+        }
         if (fd < 0)
             return errf(err, errlen, "cannot open PE %d's %s (%s): %s", pe, s->name, name, strerror(errno));
-        void *m = mmap(NULL, s->map_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+        void *m = mmap(NULL, s->map_size, PROT_READ | PROT_WRITE, MAP_SHARED | (pd->share_fd >= 0 ? 0 : MAP_NORESERVE),
+                       fd, 0);
         close(fd);
         if (m == MAP_FAILED)
             return errf(err, errlen, "cannot map PE %d's %s: %s", pe, s->name, strerror(errno));
@@ -321,10 +460,13 @@ int shmemi_segments_create(char *err, size_t errlen) {
     struct shmemi_seg *heap = &shmemi_rt.segs[n++];
     heap->role = SHMEMI_SEG_HEAP;
     heap->name = "symmetric heap";
-    if (create_anon(heap, "heap", shmemi_env.symmetric_size, err, errlen))
+    char heapvar[96];
+    const char *hv = shmemi_env_raw("SHMEM_SYMMETRIC_SIZE");
+    snprintf(heapvar, sizeof heapvar, "SHMEM_SYMMETRIC_SIZE=%s%s", hv ? hv : "512M", hv ? "" : " (the default)");
+    if (create_anon(heap, "heap", shmemi_env.symmetric_size, heapvar, NULL, err, errlen))
         return -1;
     if (shmemi_buddy_create(&heap->alloc, heap->size, HEAP_MIN_BLOCK))
-        return errf(err, errlen, "cannot create the heap allocator");
+        return errf(err, errlen, "%s: cannot create the heap allocator (out of memory?)", heapvar);
 
     struct shmemi_seg *st = &shmemi_rt.segs[n++];
     st->role = SHMEMI_SEG_STATIC;
@@ -347,7 +489,7 @@ int shmemi_segments_create(char *err, size_t errlen) {
         char tag[32];
         snprintf(tag, sizeof tag, "part%d", c->id);
         if (c->kind == SHMEMI_KIND_DEVICE ? create_device(p, c->size, err, errlen)
-                                          : create_anon(p, tag, c->size, err, errlen))
+                                          : create_anon(p, tag, c->size, c->text, c, err, errlen))
             return -1;
         if (shmemi_buddy_create(&p->alloc, p->size, HEAP_MIN_BLOCK))
             return errf(err, errlen, "cannot create the allocator of partition %d", c->id);
@@ -371,7 +513,7 @@ int shmemi_segments_create(char *err, size_t errlen) {
     struct shmemi_seg *in = &shmemi_rt.internal;
     in->role = SHMEMI_SEG_INTERNAL;
     in->name = "control block";
-    if (create_anon(in, "ctl", sizeof(struct shmemi_ctl), err, errlen))
+    if (create_anon(in, "ctl", sizeof(struct shmemi_ctl), "the control block", NULL, err, errlen))
         return -1;
 
     /* every PE must have the same segments: a mismatch means different environments or programs */
@@ -379,7 +521,8 @@ int shmemi_segments_create(char *err, size_t errlen) {
     struct seg_desc mine[SHMEMI_MAX_SEGS + 1];
     for (int i = 0; i < nall; i++) {
         struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
-        mine[i] = (struct seg_desc){s->size, s->map_size, s->base_align, s->role, s->part_id};
+        mine[i] =
+            (struct seg_desc){s->size, s->map_size, s->base_align, s->role, s->part_id, (int32_t)getpid(), s->share_fd};
     }
     struct seg_desc *all = calloc((size_t)shmemi_rt.n_pes * (size_t)nall, sizeof *all);
     if (!all || shmemb_allgather(mine, all, sizeof(struct seg_desc) * (size_t)nall)) {
@@ -402,13 +545,16 @@ int shmemi_segments_create(char *err, size_t errlen) {
             if (d->base_align < s->base_align) /* allocation decisions must be the same everywhere: the least */
                 s->base_align = d->base_align;
         }
-    free(all);
 
     for (int i = 0; i < nall; i++) {
         struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
-        if (s->kind == SHMEMI_MEM_DEVICE ? import_device(s, err, errlen) : map_peers(s, err, errlen))
+        if (s->kind == SHMEMI_MEM_DEVICE ? import_device(s, err, errlen)
+                                         : map_peers(s, all + i, (size_t)nall, err, errlen)) {
+            free(all);
             return -1;
+        }
     }
+    free(all);
     shmemi_rt.ctl = (struct shmemi_ctl **)(void *)in->peer;
     if (shmemi_gtl && shmemi_env.gpu_pin_host && pin_host(err, errlen))
         return -1;
@@ -418,10 +564,14 @@ int shmemi_segments_create(char *err, size_t errlen) {
         return errf(err, errlen, "bootstrap barrier failed");
     for (int i = 0; i < nall; i++) {
         struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
-        if (s->kind == SHMEMI_MEM_DEVICE)
+        if (s->kind == SHMEMI_MEM_DEVICE) {
             shmemi_gtl->ipc_done(s->dev_raw);
-        else
+        } else if (s->share_fd >= 0) {
+            close(s->share_fd);
+            s->share_fd = -1;
+        } else {
             unlink_own(s);
+        }
     }
     shmemi_debug("segments: heap %zu B at %p, static %zu B at %p, %d partitions", heap->size, (void *)heap->base,
                  st->size, (void *)st->base, shmemi_npartitions);

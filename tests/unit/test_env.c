@@ -128,7 +128,8 @@ static void test_bool(void) {
 
 /* ---- partitions ---- */
 
-static void part_ok(const char *name, const char *value, int id, size_t size, size_t pgsize, int kind, int policy) {
+static void part_ok_nodes(const char *name, const char *value, int id, size_t size, size_t pgsize, int kind, int policy,
+                          uint64_t nodes) {
     struct shmemi_partition_cfg c;
     memset(&c, 0x5a, sizeof(c));
     char err[512] = "";
@@ -141,6 +142,13 @@ static void part_ok(const char *name, const char *value, int id, size_t size, si
     CHECK(c.pgsize == pgsize, "%s=%s: pgsize %zu, expected %zu", name, value, c.pgsize, pgsize);
     CHECK(c.kind == kind, "%s=%s: kind %d, expected %d", name, value, c.kind, kind);
     CHECK(c.policy == policy, "%s=%s: policy %d, expected %d", name, value, c.policy, policy);
+    CHECK(c.nodes == nodes, "%s=%s: nodes 0x%llx, expected 0x%llx", name, value, (unsigned long long)c.nodes,
+          (unsigned long long)nodes);
+    CHECK(strstr(c.text, name) && strstr(c.text, value), "%s=%s: text \"%s\" is not what the user wrote", name, value,
+          c.text);
+}
+static void part_ok(const char *name, const char *value, int id, size_t size, size_t pgsize, int kind, int policy) {
+    part_ok_nodes(name, value, id, size, pgsize, kind, policy, 0);
 }
 
 /* A rejected variable must say which variable it was, and must not fill in *out. */
@@ -167,15 +175,20 @@ static void test_partition(void) {
     part_ok(P1, "SIZE=64M:KIND=HOST", 1, 64 * MiB, 0, SHMEMI_KIND_HOST, SHMEMI_POLICY_DEFAULT);
     part_ok(P1, "SIZE=64M:KIND=DEFAULT", 1, 64 * MiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_DEFAULT);
     part_ok(P1, "SIZE=1M:POLICY=INTERLEAVED", 1, MiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_INTERLEAVED);
-    part_ok(P1, "SIZE=1M:POLICY=BIND", 1, MiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_BIND);
-    part_ok(P1, "SIZE=1M:POLICY=PREFERRED", 1, MiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_PREFERRED);
+    part_ok(P1, "SIZE=1M:POLICY=INTERLEAVE", 1, MiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_INTERLEAVED);
+    part_ok_nodes(P1, "SIZE=1M:POLICY=INTERLEAVE=1-2", 1, MiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_INTERLEAVED, 6);
+    part_ok_nodes(P1, "SIZE=1M:POLICY=BIND=0", 1, MiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_BIND, 1);
+    part_ok_nodes(P1, "SIZE=1M:POLICY=bind=0,2-3", 1, MiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_BIND, 0xd);
+    part_ok_nodes(P1, "SIZE=1M:POLICY=BIND=63", 1, MiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_BIND, (uint64_t)1 << 63);
+    part_ok_nodes(P1, "SIZE=1M:POLICY=PREFERRED=1", 1, MiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_PREFERRED, 2);
     part_ok(P1, "SIZE=1M:POLICY=DEFAULT", 1, MiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_DEFAULT);
-    part_ok("SHMEM_SYMMETRIC_PARTITION7", "SIZE=2G:PGSIZE=4k:KIND=HOST:POLICY=BIND", 7, 2 * GiB, 4 * KiB,
-            SHMEMI_KIND_HOST, SHMEMI_POLICY_BIND);
+    part_ok_nodes("SHMEM_SYMMETRIC_PARTITION7", "SIZE=2G:PGSIZE=4k:KIND=HOST:POLICY=BIND=0", 7, 2 * GiB, 4 * KiB,
+                  SHMEMI_KIND_HOST, SHMEMI_POLICY_BIND, 1);
     /* Keys in any order, SIZE included. */
     part_ok(P1, "KIND=DEVICE:SIZE=8M", 1, 8 * MiB, 0, SHMEMI_KIND_DEVICE, SHMEMI_POLICY_DEFAULT);
-    part_ok(P1, "POLICY=PREFERRED:PGSIZE=64k:KIND=HOST:SIZE=3G", 1, 3 * GiB, 64 * KiB, SHMEMI_KIND_HOST,
-            SHMEMI_POLICY_PREFERRED);
+    part_ok_nodes(P1, "POLICY=PREFERRED=0:PGSIZE=64k:KIND=HOST:SIZE=3G", 1, 3 * GiB, 64 * KiB, SHMEMI_KIND_HOST,
+                  SHMEMI_POLICY_PREFERRED, 1);
+    part_ok(P1, "SIZE=64", 1, 64, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_DEFAULT);
     part_ok(P1, "PGSIZE=1G:SIZE=16G", 1, 16 * GiB, GiB, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_DEFAULT);
 
     /* Bad names. */
@@ -217,6 +230,36 @@ static void test_partition(void) {
     part_bad(P1, "SIZE=1G::KIND=HOST");
     part_bad(P1, ":SIZE=1G");
     part_bad(P1, "SIZE 1G");
+    /* sizes the allocator cannot hold, or that would wrap when rounded up to pages */
+    part_bad(P1, "SIZE=0");
+    part_bad(P1, "SIZE=63");
+    part_bad(P1, "SIZE=18446744073709551615");
+    part_bad(P1, "SIZE=9223372036854775808");
+    part_bad(P1, "SIZE=8M:SIZE=1M");
+    part_bad(P1, "SIZE=8M:PGSIZE=0");
+    part_bad(P1, "SIZE=8M:PGSIZE=3k");
+    part_bad(P1, "SIZE=8M:PGSIZE=4k:PGSIZE=2M");
+    /* policies: nodes where they are needed, and only there */
+    part_bad(P1, "SIZE=1M:POLICY=BIND");
+    part_bad(P1, "SIZE=1M:POLICY=BIND=");
+    part_bad(P1, "SIZE=1M:POLICY=BIND=0,");
+    part_bad(P1, "SIZE=1M:POLICY=BIND=,0");
+    part_bad(P1, "SIZE=1M:POLICY=BIND=3-1");
+    part_bad(P1, "SIZE=1M:POLICY=BIND=64");
+    part_bad(P1, "SIZE=1M:POLICY=BIND=0-64");
+    part_bad(P1, "SIZE=1M:POLICY=BIND=x");
+    part_bad(P1, "SIZE=1M:POLICY=BIND=-1");
+    part_bad(P1, "SIZE=1M:POLICY=BIND=99999999999999999999");
+    part_bad(P1, "SIZE=1M:POLICY=PREFERRED");
+    part_bad(P1, "SIZE=1M:POLICY=PREFERRED=0,1");
+    part_bad(P1, "SIZE=1M:POLICY=PREFERRED=0-1");
+    part_bad(P1, "SIZE=1M:POLICY=DEFAULT=0");
+    part_bad(P1, "SIZE=1M:POLICY=INTERLEAVE=");
+    part_bad(P1, "SIZE=1M:POLICY=BIND=0:POLICY=DEFAULT");
+    /* GPU partitions: the driver places and pages them */
+    part_bad(P1, "SIZE=8M:KIND=DEVICE:PGSIZE=2M");
+    part_bad(P1, "SIZE=8M:KIND=DEVICE:POLICY=BIND=0");
+    part_bad(P1, "SIZE=8M:POLICY=INTERLEAVE:KIND=DEVICE");
 
     /* The message must survive a tiny or absent buffer without overrunning it. */
     char small[8];
@@ -231,7 +274,7 @@ static void test_partition(void) {
 
 /* The test must not inherit the caller's settings (a developer shell may export SHMEM_DEBUG or partitions). */
 static void clean_environment(void) {
-#define X(field, name, type, def, vis, doc) unsetenv(name);
+#define X(field, name, type, def, lo, hi, vis, doc) unsetenv(name);
 #include "env.def"
 #undef X
     for (;;) {
@@ -281,6 +324,52 @@ static void test_env_read(void) {
     setenv("SHMEM_DEBUG", "on", 1);
     rc = shmemi_env_read(err, sizeof(err));
     CHECK(rc == 0 && shmemi_env.debug == 1, "SHMEM_DEBUG=on: rc %d debug %d", rc, shmemi_env.debug);
+
+    /* Ranges: refused with the value exactly as written, never wrapped or narrowed (issue 33). */
+    static const char *const refused[][2] = {
+        {"SHMEM_OFI_STALL_TIMEOUT", "-4294967297"},
+        {"SHMEM_OFI_STALL_TIMEOUT", "4294967296"},
+        {"SHMEM_OFI_STALL_TIMEOUT", "-2"},
+        {"SHMEM_OFI_CTX_ENDPOINTS", "4294967296"},
+        {"SHMEM_OFI_CTX_ENDPOINTS", "2"},
+        {"SHMEM_WAIT_SPIN", "-2"},
+        {"SHMEM_WAIT_SPIN", "2147483648"},
+        {"SHMEM_WAIT_YIELD", "-1"},
+        {"SHMEM_DEVICE_MAX_CTX", "-1"},
+        {"SHMEM_TEST_NODE_SIZE", "9223372036854775807"},
+        {"SHMEM_SYMMETRIC_SIZE", "0"},
+        {"SHMEM_SYMMETRIC_SIZE", "2"},
+        {"SHMEM_SYMMETRIC_SIZE", "63"},
+        {"SHMEM_SYMMETRIC_SIZE", "18446744073709551615"},
+        {"SHMEM_SYMMETRIC_SIZE", "16777215T"},
+        {"SHMEM_SYMMETRIC_SIZE_DEVICE", "9223372036854775808"},
+        {"SHMEM_GPU_COPY_CUTOVER", "16777215T"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        setenv(refused[i][0], refused[i][1], 1);
+        err[0] = '\0';
+        rc = shmemi_env_read(err, sizeof(err));
+        CHECK(rc == -1 && strstr(err, refused[i][0]) && strstr(err, refused[i][1]),
+              "%s=%s: rc %d, message \"%s\" (must refuse, naming the variable and the value as written)", refused[i][0],
+              refused[i][1], rc, err);
+        unsetenv(refused[i][0]);
+    }
+    static const char *const taken[][2] = {
+        {"SHMEM_OFI_STALL_TIMEOUT", "2147483647"}, {"SHMEM_OFI_STALL_TIMEOUT", "-1"},
+        {"SHMEM_OFI_CTX_ENDPOINTS", "-1"},         {"SHMEM_SYMMETRIC_SIZE", "64"},
+        {"SHMEM_WAIT_SPIN", "2147483647"},
+    };
+    for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++) {
+        setenv(taken[i][0], taken[i][1], 1);
+        rc = shmemi_env_read(err, sizeof(err));
+        CHECK(rc == 0, "%s=%s refused: \"%s\"", taken[i][0], taken[i][1], err);
+        CHECK(shmemi_env_raw(taken[i][0]) && !strcmp(shmemi_env_raw(taken[i][0]), taken[i][1]),
+              "shmemi_env_raw(%s) is not the value as written", taken[i][0]);
+        unsetenv(taken[i][0]);
+    }
+    CHECK(shmemi_env_read(err, sizeof(err)) == 0 && shmemi_env.ofi_stall_timeout == -1 &&
+              shmemi_env_raw("SHMEM_OFI_STALL_TIMEOUT") == NULL,
+          "defaults after unsetenv");
 
     /* Partitions come out sorted by ID whatever the environment's order, so every PE creates them alike. */
     setenv("SHMEM_SYMMETRIC_PARTITION9", "SIZE=4M:KIND=DEVICE", 1);
