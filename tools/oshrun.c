@@ -175,7 +175,7 @@ static void usage(FILE *f) {
                "or 128+signal; 124 on --timeout; 126/127 if the program cannot be run; 2 on a usage error.\n");
 }
 
-static void __attribute__((noreturn)) usage_error(const char *fmt, ...) {
+static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...) {
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
@@ -937,7 +937,7 @@ static void make_jobid(void) {
 
 static void fd_nonblock(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
-static void __attribute__((noreturn)) startup_failure(int code, const char *fmt, ...) {
+static void __attribute__((noreturn, format(printf, 2, 3))) startup_failure(int code, const char *fmt, ...) {
     char msg[512];
     va_list ap;
     va_start(ap, fmt);

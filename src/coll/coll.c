@@ -188,7 +188,7 @@ static void publish(const struct grp *g, uint64_t e) {
 
 static void wait_ready(const struct grp *g, int i, uint64_t e) {
     uint64_t *r = &slot_of(g, i)->ready;
-    SHMEMI_WAIT_FOR(__atomic_load_n(r, __ATOMIC_ACQUIRE) >= e);
+    SHMEMI_WAIT_FOR(__atomic_load_n(r, __ATOMIC_ACQUIRE) >= e, g->fn);
 }
 
 static void wait_all(const struct grp *g, uint64_t e) {
@@ -234,7 +234,7 @@ static void aset_arrive(const struct grp *g) {
 
 static void aset_wait(const struct grp *g) {
     long *cnt = &g->psync[0], goal = SHMEM_SYNC_VALUE + g->size - 1;
-    SHMEMI_WAIT_FOR(__atomic_load_n(cnt, __ATOMIC_ACQUIRE) >= goal);
+    SHMEMI_WAIT_FOR(__atomic_load_n(cnt, __ATOMIC_ACQUIRE) >= goal, g->fn);
     if (shmemi_rt.amo_net)
         shmemi_amo(SHMEM_CTX_DEFAULT, SHMEMI_AMO_ADD, cnt, (uint64_t)(-(long)(g->size - 1)), 0, sizeof(long),
                    shmemi_rt.my_pe, g->fn);
@@ -339,9 +339,9 @@ static void net_signal(const struct grp *g, int i, size_t off) {
 }
 
 /* Waits until this PE's counter at `off` reaches *goal + count, and keeps that as the new goal. */
-static void net_wait(size_t off, uint64_t *goal, uint64_t count) {
+static void net_wait(size_t off, uint64_t *goal, uint64_t count, const char *fn) {
     uint64_t *sig = (uint64_t *)(void *)ctl_mine(off), want = *goal += count;
-    SHMEMI_WAIT_FOR_VAR(__atomic_load_n(sig, __ATOMIC_ACQUIRE) >= want, sig, sizeof *sig);
+    SHMEMI_WAIT_FOR_VAR(__atomic_load_n(sig, __ATOMIC_ACQUIRE) >= want, sig, sizeof *sig, fn);
 }
 
 /* the counters for signals from member `from` (data collectives) and for step `idx` (barrier, reductions) */
@@ -349,9 +349,9 @@ static inline size_t from_off(const struct grp *g, int from) {
     return scratch_off(g, NET_FROM_AREA + (size_t)from * sizeof(uint64_t));
 }
 static void net_wait_from(const struct grp *g, int from, uint64_t count) {
-    net_wait(from_off(g, from), &g->team->from_goal[from], count);
+    net_wait(from_off(g, from), &g->team->from_goal[from], count, g->fn);
 }
-static void net_wait_sig(const struct grp *g, int idx) { net_wait(sig_off(g, idx), &g->team->sig_goal[idx], 1); }
+static void net_wait_sig(const struct grp *g, int idx) { net_wait(sig_off(g, idx), &g->team->sig_goal[idx], 1, g->fn); }
 
 void shmemi_coll_slot_reset(struct gshmem_team *t) {
     struct shmemi_coll_slot *sl = &shmemi_rt.ctl[shmemi_rt.my_pe]->coll[t->slot];

@@ -14,12 +14,6 @@
 
 struct shmemi_state shmemi_rt = {.my_pe = 0, .n_pes = 0};
 
-static void atexit_finalize(void) {
-    /* A PE that returns from main without shmem_finalize is finalized here, so the job ends cleanly. */
-    if (shmemi_rt.init_state == 1)
-        shmem_finalize();
-}
-
 static void init_fail(const char *fn, const char *msg) {
     fprintf(stderr, "gshmem: %s failed%s%d: %s\n", fn, shmemi_rt.n_pes ? " on PE " : "",
             shmemi_rt.n_pes ? shmemi_rt.my_pe : 0, msg);
@@ -174,9 +168,7 @@ static void do_init(int requested, const char *fn) {
     }
     shmemi_teams_init();
     shmemi_rt.init_state = 1;
-    static int atexit_done;
-    if (!atexit_done++)
-        atexit(atexit_finalize);
+    shmemi_exit_setup(); /* a PE that ends without shmem_finalize (exit.c) */
     if (shmemi_rt.my_pe == 0 && (shmemi_env.version || shmemi_env.info))
         printf("gshmem %s (OpenSHMEM %d.%d), %d PEs, bootstrap %s\n", GSHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION,
                SHMEM_MINOR_VERSION, shmemi_rt.n_pes, info.name);
@@ -205,14 +197,15 @@ void shmem_query_thread(int *provided) {
 
 void start_pes(int npes) { do_init(SHMEM_THREAD_SINGLE, "start_pes"); }
 
-void shmem_finalize(void) {
+void shmemi_finalize(int implicit) {
     /* Once only, even re-entered: a provider library's signal handler (libfabric's psm loads libinfinipath, whose
-     * SIGTERM handler calls exit) can run our atexit finalize while this PE is halfway through this one, and the
-     * barrier would then run on a transport already closed (a segfault where the job was being torn down). */
+     * SIGTERM handler calls exit) can run our exit hook while this PE is halfway through this one, and the
+     * synchronization would then run on a transport already closed (a segfault where the job was being torn down). */
     static int begun;
     if (shmemi_rt.init_state != 1 || __atomic_exchange_n(&begun, 1, __ATOMIC_ACQ_REL))
         return;
-    shmem_barrier_all();
+    shmem_quiet();
+    shmemi_finalize_sync(implicit); /* not a barrier_all: it must not pair with one the program runs elsewhere */
     shmemi_ofi_fini();
     shmemi_segments_destroy();
     shmemi_gtl_fini();
@@ -226,6 +219,8 @@ void shmem_finalize(void) {
     fflush(stdout);
     shmemb_finalize();
 }
+
+void shmem_finalize(void) { shmemi_finalize(0); }
 
 void shmem_global_exit(int status) {
     fflush(stdout);

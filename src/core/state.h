@@ -62,6 +62,17 @@ struct shmemi_ctl {
     int32_t wait_seg;                         /* what the sleeper waits on: a user segment index, or SHMEMI_WAITON_* */
     uint64_t wait_lo, wait_hi;                /* byte offsets [lo, hi) in that segment */
     _Alignas(SHMEMI_CACHELINE) uint64_t scratch[8];
+    /* Leaving the job (exit.c). Written by this PE only: */
+    _Alignas(SHMEMI_CACHELINE) struct shmemi_life {
+        uint32_t state;   /* enum shmemi_life_state */
+        uint32_t blocked; /* threads of this PE waiting in a blocking routine past its spin (see shmemi_life_tick) */
+        uint64_t wakes;   /* bumped each time one of them gets going again */
+        char where[48];   /* the routine a blocked thread waits in */
+    } life;
+    /* Written by peers: 1 + a PE that ended without shmem_finalize (0: none); PE 0's count of PEs in finalize, and
+     * PE 0's word that they all are */
+    _Alignas(SHMEMI_CACHELINE) uint64_t left_pe;
+    uint64_t fin_count, fin_go;
     _Alignas(SHMEMI_CACHELINE) uint64_t aset_vote[SHMEMI_MAX_TEAMS + 1]; /* slot offers of an active set's team */
     struct shmemi_coll_slot {
         _Alignas(SHMEMI_CACHELINE) uint64_t ready; /* last collective epoch this PE entered (team epochs) */
@@ -133,6 +144,7 @@ struct shmemi_state {
     int nlocal;                 /* PEs mapped, this one included */
     int *node_of;               /* [n_pes] the lowest PE of each PE's node; NULL when all are on this one */
     unsigned char *same_host;   /* [n_pes] 1: on this machine per the launcher, mapped or not (SHMEM_TRANSPORT=ofi) */
+    int *pids;                  /* [n_pes] each PE's process id (meaningful where same_host) */
     int amo_net; /* atomics go through the fabric, even to mapped peers: CPU atomics on a word are not atomic with
                   * respect to the fabric's (the provider may apply them with plain loads and stores) */
     unsigned long wait_spin; /* effective SHMEM_WAIT_SPIN */
@@ -261,17 +273,21 @@ struct shmemi_waiter {
     unsigned sleeps;
     const void *addr; /* the symmetric bytes waited on, or NULL for internal waits */
     size_t len;
-    int driving; /* counted as driving the network provider (see shmemi_ofi_driving) */
+    int driving;                           /* counted as driving the network provider (see shmemi_ofi_driving) */
+    const char *fn;                        /* the routine waiting, for the message when the wait can never end */
+    int blocked;                           /* counted in this PE's life.blocked */
+    uint64_t next_scan, scan_sum, scan_t0; /* shmemi_life_tick's look at the job */
 };
 SHMEMI_HIDDEN void shmemi_waiter_pause(struct shmemi_waiter *w); /* spin/yield phases; sets up sleeping */
 SHMEMI_HIDDEN void shmemi_waiter_sleep(struct shmemi_waiter *w); /* futex wait on bell (after re-check) */
 SHMEMI_HIDDEN void shmemi_waiter_done(struct shmemi_waiter *w);
 
-#define SHMEMI_WAIT_FOR(cond) SHMEMI_WAIT_FOR_VAR(cond, NULL, 0)
-#define SHMEMI_WAIT_FOR_VAR(cond, var, varlen)                                                                         \
+/* Waits until cond holds; fn names the routine for the message if the wait can never end (a PE left the job). */
+#define SHMEMI_WAIT_FOR(cond, who) SHMEMI_WAIT_FOR_VAR(cond, NULL, 0, who)
+#define SHMEMI_WAIT_FOR_VAR(cond, var, varlen, who)                                                                    \
     do {                                                                                                               \
         if (!(cond)) {                                                                                                 \
-            struct shmemi_waiter w_ = {0, 0, 0, 0, (var), (varlen), 0};                                                \
+            struct shmemi_waiter w_ = {.addr = (var), .len = (varlen), .fn = (who)};                                   \
             for (;;) {                                                                                                 \
                 shmemi_waiter_pause(&w_);                                                                              \
                 if (cond)                                                                                              \
@@ -282,6 +298,25 @@ SHMEMI_HIDDEN void shmemi_waiter_done(struct shmemi_waiter *w);
             shmemi_waiter_done(&w_);                                                                                   \
         }                                                                                                              \
     } while (0)
+
+/* ---- leaving the job (exit.c) ----
+ * A PE that ends without shmem_finalize: with a non-zero status the job is torn down at once; with status 0 it
+ * finalizes at exit in a step of its own (never a barrier of the program's) and says so to every PE. A wait that
+ * runs long counts its thread as blocked; once some PE has left that way, blocked waiters look at the whole job, and
+ * when no PE can run any more (every one blocked, or gone into finalize) and it stays so, the job ends with a
+ * message naming the PE that left and the routine the others wait in. */
+/* GONE is never written: a reader's word for a PE whose process no longer exists */
+enum shmemi_life_state { SHMEMI_LIFE_RUNNING, SHMEMI_LIFE_FINALIZING, SHMEMI_LIFE_LEFT, SHMEMI_LIFE_GONE };
+/* From a waiter's slow path: marks it blocked, and checks the job once a PE has left. */
+SHMEMI_HIDDEN void shmemi_life_tick(struct shmemi_waiter *w);
+SHMEMI_HIDDEN void shmemi_life_unblock(struct shmemi_waiter *w);
+/* At the end of shmem_init: the exit hook. */
+SHMEMI_HIDDEN void shmemi_exit_setup(void);
+/* Finalize's synchronization: every PE enters it, from shmem_finalize or at exit (implicit = 1), and none leaves
+ * before all have entered. Distinct from every barrier the program can call. */
+SHMEMI_HIDDEN void shmemi_finalize_sync(int implicit);
+/* shmem_finalize; implicit = 1 from the exit hook */
+SHMEMI_HIDDEN void shmemi_finalize(int implicit);
 
 /* ---- GPU memory: a buffer of this PE (symmetric or, with device awareness, local) in GPU memory? ---- */
 SHMEMI_HIDDEN int shmemi_dev_local_slow(const void *p);

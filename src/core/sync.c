@@ -43,7 +43,7 @@ static int try_acquire(long *w, long *lock, const char *fn) {
 void shmem_set_lock(long *lock) {
     const char *fn = "shmem_set_lock";
     long *w = lock_word(lock, fn);
-    SHMEMI_WAIT_FOR(try_acquire(w, lock, fn));
+    SHMEMI_WAIT_FOR(try_acquire(w, lock, fn), fn);
 }
 
 int shmem_test_lock(long *lock) {

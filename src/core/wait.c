@@ -114,6 +114,8 @@ void shmemi_wake_after_traffic(void) {
 
 void shmemi_waiter_pause(struct shmemi_waiter *w) {
     unsigned long spin = shmemi_rt.wait_spin, yld = (unsigned long)shmemi_env.wait_yield;
+    if (SHMEMI_UNLIKELY(w->iter >= spin + yld)) /* past its spin and yields: blocked, as far as the job can tell */
+        shmemi_life_tick(w);
     if (shmemi_ofi_up) {
         /* Drive the network ourselves while spinning: data lands without a switch to the progress thread. A
          * network round trip is tens of microseconds, so stay awake (yielding) longer before sleeping: a peer's
@@ -190,6 +192,8 @@ void shmemi_waiter_sleep(struct shmemi_waiter *w) {
 }
 
 void shmemi_waiter_done(struct shmemi_waiter *w) {
+    if (w->blocked)
+        shmemi_life_unblock(w);
     if (w->driving)
         shmemi_ofi_driving(SHMEMI_DRIVE_STOP);
     if (w->sleeping && shmemi_ofi_up)
@@ -302,7 +306,7 @@ static inline int satisfied(const void *ivar, int cmp, const void *value, struct
 
 void shmemi_wait_until(void *ivar, int cmp, const void *value, int dtype, const char *fn) {
     struct dt_info t = check_args(ivar, 1, cmp, dtype, fn);
-    SHMEMI_WAIT_FOR_VAR(satisfied(ivar, cmp, value, t), ivar, t.size);
+    SHMEMI_WAIT_FOR_VAR(satisfied(ivar, cmp, value, t), ivar, t.size, fn);
 }
 
 int shmemi_test(void *ivar, int cmp, const void *value, int dtype, const char *fn) {
@@ -353,7 +357,7 @@ size_t shmemi_wait_set(int mode, int block, void *ivars, size_t nelems, const in
     size_t start = mode == SHMEMI_WAIT_ANY ? any_start % nelems : 0, r;
     if (block)
         SHMEMI_WAIT_FOR_VAR((r = scan(mode, ivars, nelems, status, indices, cmp, values, vec, t, &start)) != 0, ivars,
-                            nelems * t.size);
+                            nelems * t.size, fn);
     else
         r = scan(mode, ivars, nelems, status, indices, cmp, values, vec, t, &start);
     if (mode == SHMEMI_WAIT_ANY) {

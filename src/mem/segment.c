@@ -529,6 +529,13 @@ int shmemi_segments_create(char *err, size_t errlen) {
         free(all);
         return errf(err, errlen, "bootstrap allgather failed");
     }
+    free(shmemi_rt.pids);
+    if (!(shmemi_rt.pids = calloc((size_t)shmemi_rt.n_pes, sizeof *shmemi_rt.pids))) {
+        free(all);
+        return errf(err, errlen, "out of memory");
+    }
+    for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
+        shmemi_rt.pids[pe] = all[(size_t)pe * (size_t)nall].pid;
     for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
         for (int i = 0; i < nall; i++) {
             struct seg_desc *d = &all[(size_t)pe * (size_t)nall + (size_t)i];

@@ -6,6 +6,7 @@ case_name=$1
 OSHRUN=$2
 CLIENT=$3
 QUICK_S=${LAUNCHER_QUICK_S:-8} # "a few seconds", generous for a loaded 2-core machine
+NP=${LAUNCHER_NP:-2}           # PEs, for the cases that take any number
 
 tmp=$(mktemp -d /tmp/launcher-test.XXXXXX)
 # only this shell removes it: a background job's shell, killed by a signal after its fork and before it execs oshrun,
@@ -292,6 +293,51 @@ exit0_no_finalize)
   expect_rc 1
   expect_quick
   expect_err '^oshrun: PE 2 \(pid [0-9]+\) exited with status 0 without calling shmem_finalize; terminating the job$'
+  expect_pes_gone
+  expect_no_shm
+  ;;
+early_exit0_barrier)
+  # exit(0) without shmem_finalize while the others wait in a barrier: they must not pass it (the implicit finalize
+  # used to be a barrier_all) and the job must not hang
+  run -np "$NP" "$CLIENT" exit0-barrier 1
+  expect_rc 1
+  expect_quick
+  expect_err 'PE 0: shmem_barrier_all: PE 1 ended \(exit status 0\) without calling shmem_finalize, so this wait'
+  expect_pes_gone
+  expect_no_shm
+  ;;
+early_exit0_wait)
+  run -np "$NP" "$CLIENT" exit0-wait 1
+  expect_rc 1
+  expect_quick
+  expect_err 'PE 0: shmem_long_wait_until: PE 1 ended \(exit status 0\) without calling shmem_finalize'
+  expect_pes_gone
+  expect_no_shm
+  ;;
+early_exit1_wait)
+  # exit(1) while a peer waits on a variable it was to write: the status reaches oshrun at once
+  run -np "$NP" "$CLIENT" exit1-wait 1
+  expect_rc 1
+  expect_quick
+  expect_err 'PE 1: ended with exit status 1 without calling shmem_finalize; terminating the job'
+  expect_pes_gone
+  expect_no_shm
+  ;;
+early__exit0_coll)
+  run -np "$NP" "$CLIENT" _exit0-coll 1
+  expect_rc 1
+  expect_quick
+  # over libfabric a peer's connection may break before oshrun has reaped PE 1: that PE's line comes first then
+  expect_err 'PE 1 \(pid [0-9]+\) exited with status 0 without calling shmem_finalize; terminating the job|a network operation failed .* \(a peer may have exited'
+  expect_pes_gone
+  expect_no_shm
+  ;;
+early_return_after_barrier)
+  run -np "$NP" "$CLIENT" return-after-barrier 1
+  expect_rc 0
+  expect_quick
+  [ "$(grep -c '^PE [0-9]* done$' "$tmp/out")" = $((NP - 1)) ] || { fail "not every other PE finished"; show; }
+  expect_stderr_lines 0
   expect_pes_gone
   expect_no_shm
   ;;

@@ -61,7 +61,7 @@ run() {
   t1=$(date +%s%N)
   elapsed_ms=$(((t1 - t0) / 1000000))
 }
-mpi() { run "$MPIRUN" --oversubscribe -np "$np" "$@"; }
+mpi() { run "$MPIRUN" --oversubscribe ${MPIRUN_EXTRA:-} -np "$np" "$@"; }
 expect_rc() {
   if [ "$rc" != "$1" ]; then
     fail "exit status $rc, expected $1"
@@ -179,6 +179,45 @@ ofishm_global_exit | ofishm_segv | ofishm_sigkill)
       rm -f /dev/shm/"$p":*
     fi
   done
+  ;;
+early_exit0_barrier | early_exit0_wait | early_exit1_wait | early__exit0_coll | early__exit0_coll_nosync | \
+  early_return_after_barrier)
+  # a PE that ends without shmem_finalize (issue 33), as under oshrun: torn down in seconds, never a hang
+  [ "${EARLY_TRANSPORT:-}" = ofi ] && export SHMEM_TRANSPORT=ofi SHMEM_OFI_PROVIDER=tcp SHMEM_OFI_DOMAIN=lo
+  case $case_name in
+  early__exit0_coll) mode=_exit0-coll ;;
+  early__exit0_coll_nosync) mode=_exit0-coll MPIRUN_EXTRA="--mca orte_allowed_exit_without_sync 1" ;;
+  *) mode=${case_name#early_} mode=${mode//_/-} ;;
+  esac
+  mpi "$PROG" "$mode" 1
+  expect_quick
+  case $case_name in
+  early_exit0_barrier)
+    expect_rc 1
+    expect_err "PE 0: shmem_barrier_all: PE 1 ended \(exit status 0\) without calling shmem_finalize"
+    ;;
+  early_exit0_wait)
+    expect_rc 1
+    expect_err "PE 0: shmem_long_wait_until: PE 1 ended \(exit status 0\) without calling shmem_finalize"
+    ;;
+  early_exit1_wait)
+    expect_rc 1
+    expect_err "PE 1: ended with exit status 1 without calling shmem_finalize"
+    ;;
+  early__exit0_coll) # mpirun (ORTE) ends a job whose process exits without finalizing its PMIx client
+    [ "$rc" != 0 ] || fail "exit status 0 after PE 1 left in _exit(0) during a collective"
+    ;;
+  early__exit0_coll_nosync) # ... unless told not to: then the library finds PE 1's process gone
+    expect_rc 1
+    expect_err "PE 0: shmem_long_sum_reduce: PE 1 is gone: its process ended without shmem_finalize"
+    ;;
+  early_return_after_barrier)
+    expect_rc 0
+    expect_count "^PE [0-9]+ done$" out $((np - 1))
+    ;;
+  esac
+  expect_pes_gone
+  expect_one_job_clean
   ;;
 misuse) # a library error on PE 1 (target PE out of range) ends the job with status 1 and names the routine
   mpi "$PROG" misuse 1

@@ -20,7 +20,6 @@ for b in srun slurmctld slurmd munged mungekey; do
     command -v "$b" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin:/sbin
     command -v "$b" >/dev/null 2>&1 || skip "$b not found (Debian: apt-get install slurm-wlm munge)"
 done
-srun --mpi=list 2>&1 | grep -q pmix || skip "srun has no pmix plugin (srun --mpi=list)"
 
 D=$(mktemp -d /tmp/gshmem-slurm.XXXXXX)
 chmod 755 "$D"
@@ -81,6 +80,8 @@ PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
 mkdir -p "$D/state" "$D/spool"
 export SLURM_CONF=$D/slurm.conf
+# (srun reads its plugins' list from the configuration: asked before there is one, it fails and this always skipped)
+srun --mpi=list 2>&1 | grep -q pmix || skip "srun has no pmix plugin (srun --mpi=list)"
 
 for i in $(seq 50); do [ -S "$D/munge/sock" ] && break; sleep 0.1; done
 [ -S "$D/munge/sock" ] || fail "munged did not start"
@@ -108,6 +109,32 @@ for np in ${nps//,/ }; do
         fi
     done
 done
+# A PE that ends without shmem_finalize (issue 33): torn down within seconds, with the status and the line the library
+# prints (_exit: Slurm's PMIx plugin cancels the step itself, as ORTE's mpirun does).
+client=
+for prog in "$@"; do [ "$(basename "$prog")" = launcher_shmem_client ] && client=$prog; done
+if [ -n "$client" ]; then
+    for np in ${nps//,/ }; do
+        for c in "exit0-barrier|1|PE 0: shmem_barrier_all: PE 1 ended \\(exit status 0\\)" \
+                 "exit1-wait|1|PE 1: ended with exit status 1 without calling shmem_finalize" \
+                 "_exit0-coll|1|" \
+                 "return-after-barrier|0|"; do
+            IFS='|' read -r mode want re <<<"$c"
+            t0=$(date +%s)
+            out=$(timeout 60 srun --mpi=pmix -n "$np" --overcommit --time=2 "$client" "$mode" 1 2>&1)
+            rc=$?
+            took=$(($(date +%s) - t0))
+            if { [ "$want" = 0 ] && [ $rc -ne 0 ]; } || { [ "$want" != 0 ] && [ $rc -eq 0 ]; } ||
+                [ $took -gt 15 ] || { [ -n "$re" ] && ! grep -qE "$re" <<<"$out"; }; then
+                echo "FAIL: srun -n $np launcher_shmem_client $mode: exit $rc after $took s (want $want, /$re/)" >&2
+                echo "$out" | tail -15 >&2
+                bad=1
+            else
+                echo "ok: srun -n $np launcher_shmem_client $mode: exit $rc after $took s"
+            fi
+        done
+    done
+fi
 # the PMIx bootstrap must have been used, and both PEs found on this node (shared memory, not the network)
 out=$(timeout 60 srun --mpi=pmix -n 2 --overcommit env SHMEM_DEBUG=1 "$1" 2>&1)
 if echo "$out" | grep -q "PMIx bootstrap.*2 PEs on this node"; then

@@ -26,6 +26,7 @@ static const char *env_str(const char *name) {
 }
 
 static int ring_dest;
+static long flag;
 
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "ok";
@@ -77,6 +78,35 @@ int main(int argc, char **argv) {
             _exit(5);
         if (!strcmp(mode, "misuse"))
             shmem_int_p(&ring_dest, 1, n + 5); /* PE out of range: the library aborts */
+        /* leaving early (issue 33): the others are in a barrier, a wait or a collective that needed this PE */
+        if (!strcmp(mode, "exit0-barrier") || !strcmp(mode, "exit0-wait"))
+            exit(0);
+        if (!strcmp(mode, "exit1-wait"))
+            exit(1);
+        if (!strcmp(mode, "_exit0-coll"))
+            _exit(0);
+    }
+    if (!strcmp(mode, "exit0-wait") || !strcmp(mode, "exit1-wait")) {
+        shmem_long_wait_until(&flag, SHMEM_CMP_NE, 0); /* the leaver was to set it */
+        return 4;
+    }
+    if (!strcmp(mode, "_exit0-coll")) {
+        static long src = 1, dst;
+        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, &dst, &src, 1);
+        return 4;
+    }
+    if (!strcmp(mode, "return-after-barrier")) {
+        /* the last barrier, then the target returns from main (implicit finalize) while the others still work and
+         * even write to it before their own shmem_finalize: the job ends normally */
+        shmem_barrier_all();
+        if (me == target)
+            return 0;
+        usleep(300000);
+        shmem_long_p(&flag, me, target);
+        shmem_quiet();
+        shmem_finalize();
+        printf("PE %d done\n", me);
+        return 0;
     }
     if (!strcmp(mode, "hang"))
         for (;;)

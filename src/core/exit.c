@@ -1,0 +1,249 @@
+/* exit.c - leaving the job: finalize's own synchronization, the exit hook for a PE that ends without shmem_finalize,
+ * and the check that turns "no PE can ever run again" into a message and a job-wide abort instead of a hang.
+ *
+ * A PE that returns from main or calls exit(0) without shmem_finalize is finalized by the hook. Finalize's
+ * synchronization is a count on PE 0 that nothing else uses, so it cannot pair with a barrier the program still runs
+ * on other PEs (it used to be a barrier_all: PE 0 then passed its own barrier_all and waited forever in finalize).
+ * Such a PE also tells every PE that it left. From then on a thread that has waited past its spin in any blocking
+ * routine looks at every PE's life word (mapped peers directly, others with a get) every SCAN_NS: when each PE is
+ * either blocked in a wait or in finalize, at least one waits in something other than finalize, and nothing changes
+ * for STEADY_NS, no PE can ever satisfy those waits, and the lowest waiting PE ends the job naming the PE that left and
+ * the routine it waits in. A non-zero exit status ends the job at once with that status.
+ *
+ * A PE that leaves by _exit (or whose process ends some other way without finalizing) says nothing. oshrun and ORTE's
+ * mpirun end the job when they see it; other launchers (srun) may not, so a thread blocked for PIDS_AFTER_NS also
+ * checks once a second whether the processes of the PEs on its machine still exist, and a vanished one counts as a
+ * PE that left. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bootstrap/bootstrap.h"
+#include "state.h"
+#include "transport/ofi/ofi.h"
+
+#define SCAN_NS 200000000ull        /* between looks at the job */
+#define STEADY_NS 1000000000ull     /* no PE may change that long before the job counts as stuck */
+#define FALLBACK 4                  /* ... and this many times that before a PE other than the lowest waiter says so */
+#define PIDS_AFTER_NS 1000000000ull /* a thread blocked this long checks that its machine's PEs still exist */
+
+static uint64_t mono_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static inline struct shmemi_ctl *my_ctl(void) { return shmemi_rt.ctl[shmemi_rt.my_pe]; }
+
+/* ---- words in other PEs' control blocks: CPU atomics on mapped ones, unless atomics go through the fabric ---- */
+static void ctl_amo(int pe, size_t off, int op, uint64_t v) {
+    struct shmemi_ctl *c = shmemi_rt.ctl[pe];
+    uint64_t *w = c ? (uint64_t *)(void *)((char *)c + off) : NULL;
+    if (w && !shmemi_rt.amo_net) {
+        if (op == SHMEMI_AMO_ADD)
+            __atomic_fetch_add(w, v, __ATOMIC_SEQ_CST);
+        else
+            __atomic_store_n(w, v, __ATOMIC_SEQ_CST);
+    } else {
+        shmemi_ofi_amo(SHMEM_CTX_DEFAULT, op, &shmemi_rt.internal, off, v, 0, sizeof v, pe);
+    }
+    shmemi_ring_force(pe);
+}
+
+/* `where` is written by whichever thread blocks last and read by peers at any time: byte by byte, atomically */
+static void where_put(struct shmemi_life *l, const char *fn) {
+    size_t i = 0;
+    for (; fn[i] && i + 1 < sizeof l->where; i++)
+        __atomic_store_n(&l->where[i], fn[i], __ATOMIC_RELAXED);
+    __atomic_store_n(&l->where[i], '\0', __ATOMIC_RELAXED);
+}
+
+/* PEs whose process is gone (same machine only: kill(pid, 0), and a zombie counts as gone) */
+static unsigned char *dead;
+
+static int process_gone(int pid) {
+    if (pid <= 0)
+        return 0;
+    if (kill(pid, 0) && errno == ESRCH)
+        return 1;
+    char path[48], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')'); /* the command name may hold anything: the state follows the last ')' */
+    return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
+/* Marks the PEs of this machine whose process has ended; returns one of them + 1, or 0. */
+static int check_pids(void) {
+    int found = 0;
+    for (int pe = 0; pe < shmemi_rt.n_pes; pe++) {
+        if (pe == shmemi_rt.my_pe || !shmemi_rt.same_host || !shmemi_rt.same_host[pe] || !shmemi_rt.pids)
+            continue;
+        if (!dead)
+            return 0;
+        if (!__atomic_load_n(&dead[pe], __ATOMIC_RELAXED) && process_gone(shmemi_rt.pids[pe]))
+            __atomic_store_n(&dead[pe], 1, __ATOMIC_RELAXED);
+        if (__atomic_load_n(&dead[pe], __ATOMIC_RELAXED) && !found)
+            found = pe + 1;
+    }
+    return found;
+}
+
+static int is_dead(int pe) { return dead && __atomic_load_n(&dead[pe], __ATOMIC_RELAXED); }
+
+static void life_of(int pe, struct shmemi_life *out) {
+    if (is_dead(pe)) { /* nothing to read; a get would wait on a peer that cannot answer */
+        memset(out, 0, sizeof *out);
+        out->state = SHMEMI_LIFE_GONE;
+        return;
+    }
+    struct shmemi_ctl *c = shmemi_rt.ctl[pe];
+    if (!c) {
+        shmemi_ofi_get(SHMEM_CTX_DEFAULT, &shmemi_rt.internal, offsetof(struct shmemi_ctl, life), out, sizeof *out, pe,
+                       0);
+        out->where[sizeof out->where - 1] = '\0';
+        return;
+    }
+    out->state = __atomic_load_n(&c->life.state, __ATOMIC_ACQUIRE);
+    out->blocked = __atomic_load_n(&c->life.blocked, __ATOMIC_ACQUIRE);
+    out->wakes = __atomic_load_n(&c->life.wakes, __ATOMIC_ACQUIRE);
+    for (size_t i = 0; i < sizeof out->where; i++)
+        out->where[i] = __atomic_load_n(&c->life.where[i], __ATOMIC_RELAXED);
+    out->where[sizeof out->where - 1] = '\0';
+}
+
+/* One look at the job; ends it when it has been stuck long enough. */
+static void scan(struct shmemi_waiter *w, uint64_t now) {
+    uint64_t sum = 1469598103934665603ull;
+    int waiting = 0, gone = -1, first = -1, me = shmemi_rt.my_pe;
+    const char *gone_how = "";
+    check_pids(); /* a PE counted as blocked may have vanished since */
+    char first_where[sizeof((struct shmemi_life *)0)->where] = "";
+    for (int pe = 0; pe < shmemi_rt.n_pes; pe++) {
+        struct shmemi_life l;
+        life_of(pe, &l);
+        if (l.state == SHMEMI_LIFE_RUNNING && !l.blocked) { /* someone may still write what the others wait for */
+            w->scan_t0 = 0;
+            return;
+        }
+        if ((l.state == SHMEMI_LIFE_LEFT || l.state == SHMEMI_LIFE_GONE) && gone < 0) {
+            gone = pe;
+            gone_how = l.state == SHMEMI_LIFE_LEFT ? "ended (exit status 0) without calling shmem_finalize"
+                                                   : "is gone: its process ended without shmem_finalize";
+        }
+        if (l.state == SHMEMI_LIFE_RUNNING && waiting++ == 0) {
+            first = pe;
+            memcpy(first_where, l.where, sizeof first_where);
+        }
+        sum = (sum ^ (l.state | (uint64_t)l.blocked << 8 | l.wakes << 24)) * 1099511628211ull;
+    }
+    if (!waiting || gone < 0) { /* all in finalize: it completes; or nobody left early (not ours to judge) */
+        w->scan_t0 = 0;
+        return;
+    }
+    if (!w->scan_t0 || sum != w->scan_sum) {
+        w->scan_sum = sum;
+        w->scan_t0 = now;
+        return;
+    }
+    uint64_t steady = now - w->scan_t0;
+    if (steady < STEADY_NS || (first != me && steady < FALLBACK * STEADY_NS))
+        return;
+    char others[48] = "";
+    if (waiting > 1)
+        snprintf(others, sizeof others, " (%d other PE%s too)", waiting - 1, waiting > 2 ? "s wait" : " waits");
+    if (first == me)
+        shmemi_fatal(w->fn ? w->fn : first_where,
+                     "PE %d %s, so this wait can never end%s; terminating the job (end every PE with "
+                     "shmem_finalize, or the whole job with shmem_global_exit)",
+                     gone, gone_how, others);
+    shmemi_fatal(w->fn ? w->fn : "shmem_finalize",
+                 "PE %d waits in %s%s, which can never end now that PE %d %s; terminating the job (end every PE "
+                 "with shmem_finalize, or the whole job with shmem_global_exit)",
+                 first, first_where, others, gone, gone_how);
+}
+
+void shmemi_life_tick(struct shmemi_waiter *w) {
+    struct shmemi_ctl *me = my_ctl();
+    uint64_t now = mono_ns();
+    if (!w->blocked) {
+        w->blocked = 1;
+        w->next_scan = now + PIDS_AFTER_NS;
+        where_put(&me->life, w->fn ? w->fn : "a blocking routine");
+        __atomic_fetch_add(&me->life.blocked, 1, __ATOMIC_SEQ_CST);
+    }
+    if (now < w->next_scan)
+        return;
+    if (!__atomic_load_n(&me->left_pe, __ATOMIC_ACQUIRE)) {
+        w->next_scan = now + PIDS_AFTER_NS;
+        int pe1 = check_pids();
+        if (!pe1)
+            return;
+        __atomic_store_n(&me->left_pe, (uint64_t)pe1, __ATOMIC_RELEASE);
+    }
+    w->next_scan = now + SCAN_NS;
+    scan(w, now);
+}
+
+void shmemi_life_unblock(struct shmemi_waiter *w) {
+    struct shmemi_ctl *me = my_ctl();
+    __atomic_fetch_add(&me->life.wakes, 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_sub(&me->life.blocked, 1, __ATOMIC_SEQ_CST);
+    w->blocked = 0;
+}
+
+void shmemi_finalize_sync(int implicit) {
+    struct shmemi_ctl *me = my_ctl();
+    int n = shmemi_rt.n_pes;
+    const char *fn = implicit ? "shmem_finalize (at exit)" : "shmem_finalize";
+    __atomic_store_n(&me->life.state, implicit ? SHMEMI_LIFE_LEFT : SHMEMI_LIFE_FINALIZING, __ATOMIC_SEQ_CST);
+    if (implicit)
+        for (int pe = 0; pe < n; pe++)
+            ctl_amo(pe, offsetof(struct shmemi_ctl, left_pe), SHMEMI_AMO_SET, (uint64_t)shmemi_rt.my_pe + 1);
+    if (shmemi_ofi_up)
+        shmemi_ofi_quiet_all(); /* what this PE sent has landed before PE 0 counts it in */
+    ctl_amo(0, offsetof(struct shmemi_ctl, fin_count), SHMEMI_AMO_ADD, 1);
+    if (shmemi_rt.my_pe == 0) {
+        SHMEMI_WAIT_FOR(__atomic_load_n(&me->fin_count, __ATOMIC_ACQUIRE) >= (uint64_t)n, fn);
+        for (int pe = 1; pe < n; pe++)
+            ctl_amo(pe, offsetof(struct shmemi_ctl, fin_go), SHMEMI_AMO_SET, 1);
+    } else {
+        SHMEMI_WAIT_FOR(__atomic_load_n(&me->fin_go, __ATOMIC_ACQUIRE) != 0, fn);
+    }
+}
+
+static void at_exit(int status, void *arg) {
+    (void)arg;
+    if (shmemi_rt.init_state != 1)
+        return;
+    status &= 0xff; /* what the launcher will see */
+    if (status != 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "ended with exit status %d without calling shmem_finalize; terminating the job",
+                 status);
+        fflush(stdout);
+        shmemi_ofi_regions_unlink();
+        shmemb_abort(status, msg);
+    }
+    shmemi_finalize(1);
+}
+
+void shmemi_exit_setup(void) {
+    static int done;
+    free(dead);
+    dead = calloc((size_t)shmemi_rt.n_pes, 1); /* (without it, vanished processes go unnoticed: not fatal) */
+    if (!done++)
+        on_exit(at_exit, NULL);
+}
