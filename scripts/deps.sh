@@ -8,10 +8,13 @@ command -v cc >/dev/null || need+=(build-essential)
 command -v python3 >/dev/null || need+=(python3)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v clang-format >/dev/null || need+=(clang-format)
+command -v clang >/dev/null || need+=(clang)
 # PMIx bootstrap and its tests (mpirun serves PMIx; the slurm_srun test starts a private one-node Slurm with munge);
 # mpi.h for the MPI check across network namespaces, and OSHMEM's oshcc for bench/compare.sh (libopenmpi-dev);
 # libfabric transport; ip for the network-namespace tests
-for pkg in libpmix-dev openmpi-bin libopenmpi-dev slurm-wlm munge libfabric-dev libfabric-bin iproute2; do
+# libFuzzer for scripts/fuzz.sh (libclang-rt-14-dev)
+for pkg in libpmix-dev openmpi-bin libopenmpi-dev slurm-wlm munge libfabric-dev libfabric-bin iproute2 \
+  libclang-rt-14-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh - builds gshmem twice (optimized, and with AddressSanitizer + UBSan) and runs the whole ctest suite on
-# both, the threaded tests under ThreadSanitizer, and the check that the generated API is up to date. Exit status is non-zero if anything fails.
+# both, the threaded tests under ThreadSanitizer, the configuration parsers under libFuzzer for a few seconds each, and
+# the check that the generated API is up to date. Exit status is non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -11,6 +12,9 @@ jobs=${GSHMEM_TEST_JOBS:-2}
 cmake -S . -B build/ci -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_WERROR=ON >/dev/null
 cmake --build build/ci -j 2
 (cd build/ci && ctest --output-on-failure -j "$jobs" --timeout 300)
+
+# the parsers of sizes, partitions and the whole environment under libFuzzer (about 25 s)
+bash scripts/fuzz.sh 5
 
 cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGSHMEM_WERROR=ON -DGSHMEM_BUILD_BENCH=OFF \
   -DGSHMEM_SANITIZE=address,undefined >/dev/null
