@@ -106,3 +106,30 @@ function(gshmem_add_devheap_test name exe)
       LABELS devheap ENV ${fake})
   endif()
 endfunction()
+
+# gshmem_add_emu_program(name sources...): a CUDA program built for the CPU emulation of the GPU, as
+# `oshcc --emulate-gpu` builds it: .cu files rewritten by tools/gshmem-emu-cu, everything compiled as C++17 with
+# gshmem/emu/cuda.hpp forced in, linked with libgshmem.
+function(gshmem_add_emu_program name)
+  set(srcs)
+  foreach(s ${ARGN})
+    get_filename_component(abs ${s} ABSOLUTE)
+    if(s MATCHES "\\.cu$")
+      get_filename_component(base ${s} NAME)
+      set(out ${CMAKE_CURRENT_BINARY_DIR}/${name}.emu/${base}.cpp)
+      add_custom_command(OUTPUT ${out}
+        COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_CURRENT_BINARY_DIR}/${name}.emu
+        COMMAND sh ${PROJECT_SOURCE_DIR}/tools/gshmem-emu-cu ${abs} ${out}
+        DEPENDS ${abs} ${PROJECT_SOURCE_DIR}/tools/gshmem-emu-cu VERBATIM)
+      list(APPEND srcs ${out})
+    else()
+      list(APPEND srcs ${abs})
+      set_source_files_properties(${abs} PROPERTIES LANGUAGE CXX)
+    endif()
+  endforeach()
+  add_executable(${name} ${srcs})
+  target_compile_features(${name} PRIVATE cxx_std_17)
+  target_compile_options(${name} PRIVATE -include gshmem/emu/cuda.hpp)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/include/gshmem/emu/sys)
+  target_link_libraries(${name} PRIVATE gshmem)
+endfunction()

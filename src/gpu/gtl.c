@@ -18,7 +18,13 @@ int shmemi_gtl_init(int local_rank, int nlocal, char *why, size_t whylen) {
         snprintf(why, whylen, "SHMEM_GPU=none");
         return -1;
     }
-    b = !strncmp(want, "emulate", 7) ? &shmemi_gtl_emu : &shmemi_gtl_cuda;
+    if (shmemi_gtl_emu_kernels && !strcmp(want, "cuda")) {
+        snprintf(why, whylen,
+                 "this program was built for the emulated GPU (oshcc --emulate-gpu), so SHMEM_GPU=cuda cannot apply; "
+                 "unset SHMEM_GPU or build the program with nvcc");
+        return -1;
+    }
+    b = !strncmp(want, "emulate", 7) || shmemi_gtl_emu_kernels ? &shmemi_gtl_emu : &shmemi_gtl_cuda;
     char r[200] = "";
     if (b->init(local_rank, nlocal, desc, sizeof desc, r, sizeof r)) {
         snprintf(why, whylen, "%s: %s", b->name, r);

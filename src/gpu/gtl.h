@@ -62,6 +62,12 @@ struct gtl_backend {
 };
 
 SHMEMI_HIDDEN extern const struct gtl_backend shmemi_gtl_cuda, shmemi_gtl_emu;
+/* The emulated GPU for a program whose kernels run on the CPU (src/device/emu): set before shmem_init, it makes
+ * SHMEM_GPU=auto pick the emulation and maps device memory where the CPU's emulated threads can reach it. */
+SHMEMI_HIDDEN extern int shmemi_gtl_emu_kernels;
+/* That program's cudaMalloc/cudaFree: device memory of the emulated GPU (0, or -1: not one of them) */
+SHMEMI_HIDDEN int shmemi_gtl_emu_user_alloc(size_t size, void **ptr);
+SHMEMI_HIDDEN int shmemi_gtl_emu_user_free(void *ptr);
 
 /* The backend in use, or NULL: GPU support is off (not requested, or no GPU). */
 SHMEMI_HIDDEN extern const struct gtl_backend *shmemi_gtl;

@@ -15,7 +15,7 @@
 #include "gpu/gtl.h"
 #include "state.h"
 
-#define MAX_RANGES 256
+#define MAX_RANGES 1024
 static struct emu_range {
     char *dev;   /* the address users and the library see; PROT_NONE */
     char *alias; /* the same pages, readable and writable: only this file uses it */
@@ -24,7 +24,8 @@ static struct emu_range {
     char name[96]; /* own ranges until every peer has imported them */
 } ranges[MAX_RANGES];
 static int nranges, seq;
-static int host_visible; /* SHMEM_GPU=emulate-visible */
+static int host_visible; /* SHMEM_GPU=emulate-visible, or a program whose kernels run on the CPU (src/device/emu) */
+int shmemi_gtl_emu_kernels;
 static int emu_lock;
 
 static void lock(void) { shmemi_spin_lock(&emu_lock); }
@@ -53,9 +54,12 @@ static char *xlate(const void *p, size_t n) {
 static int emu_init(int local_rank, int nlocal, char *desc, size_t desclen, char *why, size_t whylen) {
     (void)why;
     (void)whylen;
-    host_visible = !strcmp(shmemi_env.gpu, "emulate-visible");
+    host_visible = !strcmp(shmemi_env.gpu, "emulate-visible") || shmemi_gtl_emu_kernels;
     snprintf(desc, desclen, "emulated GPU in host shared memory (testing only%s), shared by %d PE%s of this node",
-             host_visible ? "; the CPU may touch it" : "", nlocal, nlocal == 1 ? "" : "s");
+             shmemi_gtl_emu_kernels ? "; kernels run on the CPU"
+             : host_visible         ? "; the CPU may touch it"
+                                    : "",
+             nlocal, nlocal == 1 ? "" : "s");
     (void)local_rank;
     return 0;
 }
@@ -204,6 +208,41 @@ static int emu_query(const void *p, uintptr_t *base, size_t *size) {
     }
     unlock();
     return r ? GTL_MEM_DEVICE : GTL_MEM_HOST;
+}
+
+/* cudaMalloc of a program built for the emulation (src/device/emu): device memory its CPU-run kernels and its host
+ * code both reach at one address, known to the library as device memory; usable before shmem_init. */
+int shmemi_gtl_emu_user_alloc(size_t size, void **ptr) {
+    size_t len = (size + 4095) & ~(size_t)4095;
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return -1;
+    struct emu_range *r = add_range();
+    if (!r) {
+        munmap(m, len);
+        return -1;
+    }
+    lock();
+    r->dev = r->alias = m;
+    r->len = len;
+    unlock();
+    *ptr = m;
+    return 0;
+}
+
+int shmemi_gtl_emu_user_free(void *ptr) {
+    lock();
+    struct emu_range *r = find(ptr);
+    int ok = r && r->dev == ptr && r->alias == r->dev && !r->own;
+    struct emu_range copy = ok ? *r : (struct emu_range){0};
+    if (ok)
+        *r = ranges[--nranges];
+    unlock();
+    if (!ok)
+        return -1;
+    shmemi_gtl_forget(copy.dev);
+    munmap(copy.dev, copy.len);
+    return 0;
 }
 
 static int emu_ipc_export(void *base, size_t size, struct gtl_ipc *h) {

@@ -1,0 +1,93 @@
+/* abi.h - the C interface between a program built with `oshcc --emulate-gpu` (the CUDA shim, cuda_runtime.h) and the
+ * CPU emulation of the GPU inside libgshmem (src/device/emu). Not for direct use: programs call the CUDA names. */
+#ifndef GSHMEM_EMU_ABI_H
+#define GSHMEM_EMU_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GSHMEM_EMU_ABI_VERSION 1
+
+struct gshmem_emu_dim3 {
+    unsigned x, y, z;
+};
+
+/* What threadIdx & co read: the emulated GPU thread running on this OS thread (NULL outside kernels). */
+struct gshmem_emu_thread {
+    struct gshmem_emu_dim3 tid, bid, bdim, gdim;
+    unsigned lin;  /* linear index in the block */
+    unsigned lane; /* index in its warp (warps are 32 consecutive linear indices) */
+};
+extern __thread struct gshmem_emu_thread *gshmem_emu_cur;
+
+/* The program says it was built for the emulation (the shim calls it before main): GPU support then means the
+ * emulated GPU, with device memory the CPU's emulated threads can load and store. */
+int gshmem_emu_program(int abi_version);
+
+/* Kernels: fn(closure) runs once per thread of every block; release(closure) (may be NULL) once the kernel is done.
+ * Returns a cudaError_t value (0, or an invalid-configuration error without launching). */
+int gshmem_emu_launch(struct gshmem_emu_dim3 grid, struct gshmem_emu_dim3 block, size_t shmem, void *stream,
+                      void (*fn)(void *), void *closure, void (*release)(void *));
+
+/* Inside kernels */
+void gshmem_emu_syncthreads(void);
+int gshmem_emu_syncthreads_op(int op, int pred); /* op 0: count, 1: and, 2: or */
+void gshmem_emu_syncwarp(unsigned mask);
+enum { GSHMEM_EMU_SHFL_IDX, GSHMEM_EMU_SHFL_UP, GSHMEM_EMU_SHFL_DOWN, GSHMEM_EMU_SHFL_XOR };
+uint64_t gshmem_emu_shfl(unsigned mask, uint64_t v, int kind, int arg, int width);
+enum { GSHMEM_EMU_VOTE_BALLOT, GSHMEM_EMU_VOTE_ANY, GSHMEM_EMU_VOTE_ALL };
+unsigned gshmem_emu_vote(unsigned mask, int kind, int pred);
+unsigned gshmem_emu_activemask(void);
+/* A poll in a wait loop: lets the block's other threads run (and, when none can, other PEs) */
+void gshmem_emu_yield(void);
+void *gshmem_emu_dyn_shared(void);
+/* Ends the job from inside a kernel (a trap), naming what happened */
+void gshmem_emu_trap(const char *what) __attribute__((noreturn));
+
+/* The runtime calls programs make (cudaError_t values back) */
+enum { GSHMEM_EMU_MEM_DEVICE, GSHMEM_EMU_MEM_HOST, GSHMEM_EMU_MEM_MANAGED };
+int gshmem_emu_malloc(void **p, size_t n, int kind);
+int gshmem_emu_free(void *p, int kind);
+int gshmem_emu_memcpy(void *dst, const void *src, size_t n, void *stream, int async);
+int gshmem_emu_memset(void *dst, int value, size_t n, void *stream, int async);
+int gshmem_emu_stream_create(void **stream, unsigned flags);
+int gshmem_emu_stream_destroy(void *stream);
+int gshmem_emu_stream_synchronize(void *stream);
+int gshmem_emu_stream_query(void *stream);
+int gshmem_emu_stream_wait_event(void *stream, void *event);
+int gshmem_emu_host_func(void *stream, void (*fn)(void *), void *arg);
+int gshmem_emu_event_create(void **event, unsigned flags);
+int gshmem_emu_event_destroy(void *event);
+int gshmem_emu_event_record(void *event, void *stream);
+int gshmem_emu_event_synchronize(void *event);
+int gshmem_emu_event_query(void *event);
+int gshmem_emu_event_elapsed(float *ms, void *start, void *end);
+int gshmem_emu_device_synchronize(void);
+int gshmem_emu_set_device(int device);
+int gshmem_emu_get_device(int *device);
+int gshmem_emu_device_count(int *count);
+int gshmem_emu_capture_begin(void *stream);
+int gshmem_emu_capture_end(void *stream, void **graph);
+int gshmem_emu_capture_status(void *stream, int *capturing);
+int gshmem_emu_graph_launch(void *graph, void *stream);
+int gshmem_emu_graph_retain(void *graph); /* an instantiation shares the captured list */
+int gshmem_emu_graph_destroy(void *graph);
+int gshmem_emu_last_error(int peek); /* this host thread's last launch/API error, cleared unless peek */
+int gshmem_emu_set_error(int err);   /* records err as the last error and returns it */
+/* Registered by every translation unit that includes the device library: see gshmem/device/state.h */
+typedef int (*gshmem_emu_sym_copy)(void *dst, const void *src, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+#endif

@@ -1,0 +1,393 @@
+/* exec.c - the CPU emulation's GPU: streams (a thread each, running its queue in order), kernels (blocks spread over
+ * up to SHMEM_EMU_BLOCKS OS threads, each block's threads as fibers on one of them), block and warp barriers and
+ * exchanges, events and captured graphs. Blocks of one kernel run at the same time (up to the limit), as on a GPU
+ * whose grid fits, so blocks may wait for each other and for other PEs; a block whose threads all poll backs off, so
+ * several PEs share two cores. __shared__ is per OS thread, which is per running block. */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "device/emu/emu.h"
+#include "device/emu/fiber.h"
+#include "state.h"
+
+__thread struct gshmem_emu_thread *gshmem_emu_cur;
+
+enum { ST_RUN, ST_POLL, ST_BAR, ST_WBAR, ST_DONE };
+
+struct emu_block;
+struct emu_thread {
+    struct gshmem_emu_thread pub; /* first: gshmem_emu_cur points here */
+    struct emu_block *blk;
+    struct shmemi_fiber *fib;
+    int state;
+    unsigned wait_gen;
+};
+
+struct emu_warp {
+    unsigned live;    /* lanes not yet exited */
+    unsigned arrived; /* lanes at the current warp barrier */
+    unsigned want;    /* lanes that barrier waits for */
+    unsigned gen;
+    uint64_t slot[32];
+};
+
+struct emu_block {
+    unsigned nthreads, live, arrived, gen;
+    int acc[2]; /* __syncthreads_count/and/or, by barrier parity */
+    struct emu_warp warp[32];
+    struct emu_thread *th;
+};
+
+/* One OS thread that runs blocks: its fibers and stacks are kept between blocks and kernels. */
+struct emu_worker {
+    struct shmemi_fiber os; /* this OS thread's own context */
+    struct shmemi_fiber *fib;
+    struct emu_thread *th;
+    unsigned nfib;
+    char *dyn;
+    size_t dyn_len;
+};
+static __thread struct emu_worker *me_worker;
+static __thread struct emu_thread *me_thread;
+
+static struct emu_worker *worker_self(void) {
+    if (!me_worker && !(me_worker = calloc(1, sizeof *me_worker)))
+        shmemi_emu_fatal("the emulated GPU", "out of memory for a block worker");
+    return me_worker;
+}
+
+/* ---- inside kernels ---- */
+static inline struct emu_thread *self_thread(const char *what) {
+    struct emu_thread *t = me_thread;
+    if (!t)
+        shmemi_emu_fatal(what, "called outside a kernel (on the host)");
+    return t;
+}
+
+/* back to the block's scheduler; returns when it resumes this thread */
+static void park(struct emu_thread *t) {
+    struct emu_worker *w = me_worker;
+    shmemi_fiber_switch(t->fib, &w->os);
+}
+
+void gshmem_emu_syncthreads(void) {
+    struct emu_thread *t = self_thread("__syncthreads");
+    struct emu_block *b = t->blk;
+    if (++b->arrived == b->live) {
+        b->arrived = 0;
+        b->acc[(b->gen + 1) & 1] = 0;
+        b->gen++;
+        return;
+    }
+    t->state = ST_BAR;
+    t->wait_gen = b->gen;
+    park(t);
+}
+
+int gshmem_emu_syncthreads_op(int op, int pred) {
+    struct emu_thread *t = self_thread("__syncthreads_count");
+    struct emu_block *b = t->blk;
+    int *acc = &b->acc[b->gen & 1];
+    *acc += pred != 0;
+    gshmem_emu_syncthreads();
+    int n = b->acc[(b->gen - 1) & 1];
+    return op == 0 ? n : op == 1 ? n == (int)b->live : n != 0;
+}
+
+static void warp_barrier(struct emu_thread *t, unsigned mask) {
+    struct emu_warp *w = &t->blk->warp[t->pub.lin / 32];
+    unsigned bit = 1u << t->pub.lane, want = mask & w->live;
+    if (!(want & bit))
+        want |= bit; /* a lane outside its own mask still takes part */
+    if (!w->arrived)
+        w->want = want;
+    w->arrived |= bit;
+    if ((w->arrived & w->want) == w->want) {
+        w->arrived = 0;
+        w->gen++;
+        return;
+    }
+    t->state = ST_WBAR;
+    t->wait_gen = w->gen;
+    park(t);
+}
+
+void gshmem_emu_syncwarp(unsigned mask) { warp_barrier(self_thread("__syncwarp"), mask); }
+
+uint64_t gshmem_emu_shfl(unsigned mask, uint64_t v, int kind, int arg, int width) {
+    struct emu_thread *t = self_thread("__shfl_sync");
+    struct emu_warp *w = &t->blk->warp[t->pub.lin / 32];
+    unsigned lane = t->pub.lane, src = lane;
+    if (width <= 0 || width > 32 || (width & (width - 1)))
+        width = 32;
+    unsigned base = lane & ~(unsigned)(width - 1), in = lane & (unsigned)(width - 1);
+    switch (kind) {
+    case GSHMEM_EMU_SHFL_IDX: src = base + ((unsigned)arg & (unsigned)(width - 1)); break;
+    case GSHMEM_EMU_SHFL_UP: src = in >= (unsigned)arg ? lane - (unsigned)arg : lane; break;
+    case GSHMEM_EMU_SHFL_DOWN: src = in + (unsigned)arg < (unsigned)width ? lane + (unsigned)arg : lane; break;
+    default: src = ((in ^ (unsigned)arg) < (unsigned)width) ? base + (in ^ (unsigned)arg) : lane; break;
+    }
+    w->slot[lane] = v;
+    warp_barrier(t, mask);
+    uint64_t r = w->slot[src & 31];
+    warp_barrier(t, mask);
+    return r;
+}
+
+unsigned gshmem_emu_vote(unsigned mask, int kind, int pred) {
+    struct emu_thread *t = self_thread("__ballot_sync");
+    struct emu_warp *w = &t->blk->warp[t->pub.lin / 32];
+    w->slot[t->pub.lane] = pred != 0;
+    warp_barrier(t, mask);
+    unsigned ballot = 0, m = mask & w->live;
+    for (unsigned l = 0; l < 32; l++)
+        if ((m >> l & 1) && w->slot[l])
+            ballot |= 1u << l;
+    warp_barrier(t, mask);
+    switch (kind) {
+    case GSHMEM_EMU_VOTE_ANY: return ballot != 0;
+    case GSHMEM_EMU_VOTE_ALL: return ballot == m;
+    default: return ballot;
+    }
+}
+
+unsigned gshmem_emu_activemask(void) {
+    struct emu_thread *t = self_thread("__activemask");
+    return t->blk->warp[t->pub.lin / 32].live;
+}
+
+void gshmem_emu_yield(void) {
+    struct emu_thread *t = me_thread;
+    if (!t) {
+        sched_yield();
+        return;
+    }
+    t->state = ST_POLL;
+    park(t);
+}
+
+void *gshmem_emu_dyn_shared(void) {
+    self_thread("extern __shared__");
+    return me_worker->dyn;
+}
+
+/* ---- running a block ---- */
+struct kernel_run {
+    struct gshmem_emu_dim3 grid, block;
+    size_t shmem;
+    void (*fn)(void *);
+    void *closure;
+    unsigned nblocks;
+    unsigned next; /* blocks handed out (atomic) */
+};
+static __thread struct kernel_run *me_kernel;
+
+static void thread_main(void *arg) {
+    struct emu_thread *t = arg;
+    me_kernel->fn(me_kernel->closure);
+    /* exited: barriers wait for one thread fewer from now on */
+    struct emu_block *b = t->blk;
+    struct emu_warp *w = &b->warp[t->pub.lin / 32];
+    t->state = ST_DONE;
+    b->live--;
+    w->live &= ~(1u << t->pub.lane);
+    if (b->live && b->arrived && b->arrived == b->live) {
+        b->arrived = 0;
+        b->acc[(b->gen + 1) & 1] = 0;
+        b->gen++;
+    }
+    if (w->arrived && (w->arrived & (w->want & w->live)) == (w->want & w->live)) {
+        w->arrived = 0;
+        w->gen++;
+    }
+    shmemi_fiber_switch(t->fib, &me_worker->os);
+}
+
+static size_t stack_size(void) { return shmemi_env.emu_stack ? shmemi_env.emu_stack : (size_t)256 << 10; }
+
+static void backoff(unsigned *idle) {
+    unsigned k = ++*idle;
+    if (k < 8)
+        return;
+    if (k < 64) {
+        sched_yield();
+        return;
+    }
+    long ns = 20000L << (k < 70 ? k - 64 : 6); /* up to about 1.3 ms */
+    struct timespec ts = {0, ns};
+    nanosleep(&ts, NULL);
+}
+
+static void run_block(struct kernel_run *k, unsigned bidx) {
+    struct emu_worker *w = worker_self();
+    unsigned n = k->block.x * k->block.y * k->block.z;
+    if (w->nfib < n) {
+        struct shmemi_fiber *f = realloc(w->fib, n * sizeof *f);
+        struct emu_thread *th = f ? realloc(w->th, n * sizeof *th) : NULL;
+        if (f)
+            w->fib = f;
+        if (!f || !th)
+            shmemi_emu_fatal("a kernel launch", "out of memory for %u emulated threads", n);
+        w->th = th;
+        for (unsigned i = w->nfib; i < n; i++)
+            if (shmemi_fiber_init(&w->fib[i], stack_size()))
+                shmemi_emu_fatal("a kernel launch", "cannot map a stack for emulated thread %u of a block", i);
+        w->nfib = n;
+    }
+    if (k->shmem > w->dyn_len) {
+        free(w->dyn);
+        if (!(w->dyn = calloc(1, k->shmem)))
+            shmemi_emu_fatal("a kernel launch", "out of memory for %zu bytes of dynamic shared memory", k->shmem);
+        w->dyn_len = k->shmem;
+    }
+    struct emu_block b = {.nthreads = n, .live = n};
+    for (unsigned i = 0; i < 32; i++)
+        b.warp[i].live = i * 32 < n ? (n - i * 32 >= 32 ? ~0u : (1u << (n - i * 32)) - 1) : 0;
+    b.th = w->th;
+    struct gshmem_emu_dim3 bid = {bidx % k->grid.x, bidx / k->grid.x % k->grid.y, bidx / (k->grid.x * k->grid.y)};
+    for (unsigned i = 0; i < n; i++) {
+        struct emu_thread *t = &w->th[i];
+        memset(t, 0, sizeof *t);
+        t->pub.tid =
+            (struct gshmem_emu_dim3){i % k->block.x, i / k->block.x % k->block.y, i / (k->block.x * k->block.y)};
+        t->pub.bid = bid;
+        t->pub.bdim = k->block;
+        t->pub.gdim = k->grid;
+        t->pub.lin = i;
+        t->pub.lane = i % 32;
+        t->blk = &b;
+        t->fib = &w->fib[i];
+        t->state = ST_RUN;
+        shmemi_fiber_start(t->fib, thread_main, t);
+    }
+    me_kernel = k;
+    unsigned idle = 0;
+    while (b.live) {
+        int quiet = 1, ran = 0;
+        for (unsigned i = 0; i < n; i++) {
+            struct emu_thread *t = &w->th[i];
+            if (t->state == ST_DONE || (t->state == ST_BAR && b.gen == t->wait_gen) ||
+                (t->state == ST_WBAR && b.warp[i / 32].gen == t->wait_gen))
+                continue;
+            if (t->state != ST_POLL)
+                quiet = 0;
+            t->state = ST_RUN;
+            ran = 1;
+            me_thread = t;
+            gshmem_emu_cur = &t->pub;
+            shmemi_fiber_switch(&w->os, t->fib);
+            me_thread = NULL;
+            gshmem_emu_cur = NULL;
+            if (t->state != ST_POLL)
+                quiet = 0;
+        }
+        if (!ran)
+            shmemi_emu_fatal("a kernel",
+                             "block (%u,%u,%u) is stuck: its threads wait at __syncthreads or __syncwarp for "
+                             "threads that never arrive",
+                             bid.x, bid.y, bid.z);
+        if (quiet)
+            backoff(&idle);
+        else
+            idle = 0;
+    }
+}
+
+/* ---- kernels on a stream: its thread and helpers take blocks until none are left ---- */
+struct emu_pool {
+    pthread_mutex_t lock;
+    pthread_cond_t go, done;
+    unsigned nthr;
+    unsigned running; /* helpers still in the current kernel */
+    uint64_t kgen;    /* kernels handed to the helpers */
+    struct kernel_run *k;
+    unsigned want; /* helpers wanted for the current kernel */
+};
+
+static void take_blocks(struct kernel_run *k) {
+    for (;;) {
+        unsigned b = __atomic_fetch_add(&k->next, 1, __ATOMIC_RELAXED);
+        if (b >= k->nblocks)
+            return;
+        run_block(k, b);
+    }
+}
+
+struct helper_arg {
+    struct emu_pool *p;
+    unsigned idx;
+};
+
+static void *helper_main(void *arg) {
+    struct helper_arg a = *(struct helper_arg *)arg;
+    free(arg);
+    struct emu_pool *p = a.p;
+    pthread_mutex_lock(&p->lock);
+    uint64_t seen = p->kgen - 1; /* started for the kernel being handed out */
+    for (;;) {
+        while (p->kgen == seen)
+            pthread_cond_wait(&p->go, &p->lock);
+        seen = p->kgen;
+        if (a.idx >= p->want)
+            continue; /* a smaller kernel: not needed this time */
+        struct kernel_run *k = p->k;
+        pthread_mutex_unlock(&p->lock);
+        take_blocks(k);
+        pthread_mutex_lock(&p->lock);
+        if (--p->running == 0)
+            pthread_cond_broadcast(&p->done);
+    }
+    return NULL;
+}
+
+static unsigned max_resident(void) { return shmemi_env.emu_blocks > 0 ? (unsigned)shmemi_env.emu_blocks : 32; }
+
+void shmemi_emu_run_kernel(struct emu_pool **pp, const struct shmemi_emu_kernel *kk) {
+    struct kernel_run k = {
+        .grid = kk->grid, .block = kk->block, .shmem = kk->shmem, .fn = kk->fn, .closure = kk->closure};
+    k.nblocks = k.grid.x * k.grid.y * k.grid.z;
+    unsigned helpers = (k.nblocks < max_resident() ? k.nblocks : max_resident()) - 1;
+    struct emu_pool *p = *pp;
+    if (helpers && !p) {
+        if (!(p = calloc(1, sizeof *p)))
+            shmemi_emu_fatal("a kernel launch", "out of memory");
+        pthread_mutex_init(&p->lock, NULL);
+        pthread_cond_init(&p->go, NULL);
+        pthread_cond_init(&p->done, NULL);
+        *pp = p;
+    }
+    if (helpers) {
+        pthread_mutex_lock(&p->lock);
+        p->k = &k;
+        p->want = helpers;
+        p->running = helpers;
+        p->kgen++;
+        while (p->nthr < helpers) { /* new helpers start on this kernel */
+            struct helper_arg *a = malloc(sizeof *a);
+            pthread_t t;
+            if (!a)
+                shmemi_emu_fatal("a kernel launch", "out of memory");
+            *a = (struct helper_arg){p, p->nthr};
+            int e = pthread_create(&t, NULL, helper_main, a);
+            if (e)
+                shmemi_emu_fatal("a kernel launch", "cannot start a thread for the emulated GPU's blocks: %s",
+                                 strerror(e));
+            pthread_detach(t);
+            p->nthr++;
+        }
+        pthread_cond_broadcast(&p->go);
+        pthread_mutex_unlock(&p->lock);
+    }
+    take_blocks(&k);
+    if (helpers) {
+        pthread_mutex_lock(&p->lock);
+        while (p->running)
+            pthread_cond_wait(&p->done, &p->lock);
+        pthread_mutex_unlock(&p->lock);
+    }
+}

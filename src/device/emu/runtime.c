@@ -1,0 +1,557 @@
+/* runtime.c - the CPU emulation's stand-in for the CUDA runtime calls GPU programs make: device memory (the emulated
+ * GPU's, which the library knows as device memory), streams (a thread each, its operations in order, the legacy
+ * default stream ordered against the others as CUDA orders it), events, host functions, stream capture into graphs,
+ * and the per-thread last error. Every call returns a cudaError_t value. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device/emu/emu.h"
+#include "gpu/gtl.h"
+#include "state.h"
+
+/* cudaError_t values the emulation returns */
+enum {
+    E_OK = 0,
+    E_INVALID_VALUE = 1,
+    E_MEMORY = 2,
+    E_INVALID_CONFIG = 9,
+    E_INVALID_DEVICE = 101,
+    E_INVALID_HANDLE = 400,
+    E_NOT_READY = 600,
+    E_CAPTURE_UNSUPPORTED = 900,
+};
+
+int shmemi_emu_program;
+static __thread int last_error;
+
+int gshmem_emu_set_error(int err) {
+    if (err)
+        last_error = err;
+    return err;
+}
+
+int gshmem_emu_last_error(int peek) {
+    int e = last_error;
+    if (!peek)
+        last_error = 0;
+    return e;
+}
+
+void shmemi_emu_fatal(const char *what, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (shmemi_rt.init_state == 1)
+        shmemi_fatal(what, "(emulated GPU) %s", msg);
+    fprintf(stderr, "gshmem: %s (emulated GPU): %s\n", what, msg);
+    fflush(stderr);
+    _Exit(1);
+}
+
+void gshmem_emu_trap(const char *what) { shmemi_emu_fatal("a kernel", "%s", what ? what : "__trap()"); }
+
+int gshmem_emu_program(int abi) {
+    if (abi != GSHMEM_EMU_ABI_VERSION)
+        shmemi_emu_fatal("start-up",
+                         "this program was built for emulation interface %d, the library speaks %d: rebuild it with "
+                         "this gshmem's oshcc --emulate-gpu",
+                         abi, GSHMEM_EMU_ABI_VERSION);
+    shmemi_emu_program = 1;
+    shmemi_gtl_emu_kernels = 1;
+    char err[768];
+    if (shmemi_rt.init_state == 0 && shmemi_env_read(err, sizeof err)) { /* the emulation's own settings, too */
+        fprintf(stderr, "gshmem: %s\n", err);
+        exit(1);
+    }
+    return 1;
+}
+
+/* ---- memory ---- */
+int gshmem_emu_malloc(void **p, size_t n, int kind) {
+    if (!p)
+        return gshmem_emu_set_error(E_INVALID_VALUE);
+    if (kind == GSHMEM_EMU_MEM_HOST) {
+        if (posix_memalign(p, 4096, n ? n : 1))
+            return gshmem_emu_set_error(E_MEMORY);
+        return E_OK;
+    }
+    if (shmemi_gtl_emu_user_alloc(n ? n : 1, p))
+        return gshmem_emu_set_error(E_MEMORY);
+    return E_OK;
+}
+
+int gshmem_emu_free(void *p, int kind) {
+    if (!p)
+        return E_OK;
+    if (kind == GSHMEM_EMU_MEM_HOST) {
+        free(p);
+        return E_OK;
+    }
+    gshmem_emu_device_synchronize(); /* as cudaFree: kernels still using it finish first */
+    if (shmemi_gtl_emu_user_free(p))
+        return gshmem_emu_set_error(E_INVALID_VALUE);
+    return E_OK;
+}
+
+/* ---- streams ---- */
+enum { OP_KERNEL, OP_COPY, OP_SET, OP_RECORD, OP_WAIT, OP_HOST };
+struct emu_event {
+    uint64_t recorded, done; /* records enqueued, records done */
+    double t_ms;             /* when the last record ran */
+    int dead;
+};
+struct emu_stream;
+struct dep {
+    struct emu_stream *s;
+    uint64_t upto;
+};
+struct op {
+    struct op *next;
+    int kind;
+    struct shmemi_emu_kernel k;
+    void *dst;
+    const void *src;
+    size_t n;
+    int value;
+    struct emu_event *ev;
+    uint64_t ev_target;
+    void (*fn)(void *);
+    void *arg;
+    struct dep *deps; /* the legacy default stream: operations this one waits for on other streams */
+    int ndeps;
+};
+struct emu_graph {
+    struct op *head, *tail;
+    int refs; /* the graph and its instantiations */
+};
+struct emu_stream {
+    struct op *head, *tail;
+    uint64_t enq, done;
+    int started, blocking, dead;
+    pthread_t thr;
+    struct emu_pool *pool;
+    struct emu_graph *capture;
+    struct emu_stream *next_all;
+};
+
+/* One lock and one condition for the whole emulated device: streams, events and their waiters (few and coarse) */
+static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t dev_cond = PTHREAD_COND_INITIALIZER;
+static struct emu_stream legacy = {.blocking = 1};
+static struct emu_stream *all_streams = &legacy;
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static struct emu_stream *stream_of(void *s) { return s ? (struct emu_stream *)s : &legacy; }
+
+static void run_op(struct emu_stream *s, struct op *o) {
+    switch (o->kind) {
+    case OP_KERNEL:
+        shmemi_emu_run_kernel(&s->pool, &o->k);
+        if (o->k.release)
+            o->k.release(o->k.closure);
+        break;
+    case OP_COPY: memmove(o->dst, o->src, o->n); break;
+    case OP_SET: memset(o->dst, o->value, o->n); break;
+    case OP_HOST: o->fn(o->arg); break;
+    case OP_RECORD:
+        pthread_mutex_lock(&dev_lock);
+        o->ev->t_ms = now_ms();
+        if (o->ev->done < o->ev_target)
+            o->ev->done = o->ev_target;
+        pthread_cond_broadcast(&dev_cond);
+        pthread_mutex_unlock(&dev_lock);
+        break;
+    case OP_WAIT:
+        pthread_mutex_lock(&dev_lock);
+        while (o->ev->done < o->ev_target)
+            pthread_cond_wait(&dev_cond, &dev_lock);
+        pthread_mutex_unlock(&dev_lock);
+        break;
+    }
+}
+
+static void *stream_main(void *arg) {
+    struct emu_stream *s = arg;
+    pthread_mutex_lock(&dev_lock);
+    for (;;) {
+        while (!s->head)
+            pthread_cond_wait(&dev_cond, &dev_lock);
+        struct op *o = s->head;
+        for (int i = 0; i < o->ndeps; i++) /* the legacy stream waits for what other streams had before it */
+            while (o->deps[i].s->done < o->deps[i].upto)
+                pthread_cond_wait(&dev_cond, &dev_lock);
+        pthread_mutex_unlock(&dev_lock);
+        run_op(s, o);
+        pthread_mutex_lock(&dev_lock);
+        s->head = o->next;
+        if (!s->head)
+            s->tail = NULL;
+        s->done++;
+        free(o->deps);
+        free(o);
+        pthread_cond_broadcast(&dev_cond);
+    }
+    return NULL;
+}
+
+static struct op *op_copy(const struct op *o) {
+    struct op *c = malloc(sizeof *c);
+    if (!c)
+        return NULL;
+    *c = *o;
+    c->next = NULL;
+    c->deps = NULL;
+    c->ndeps = 0;
+    return c;
+}
+
+/* Queues a copy of *o on s (or appends it to s's capture); 0 or a cudaError_t value. Called with dev_lock held. */
+static int enqueue_locked(struct emu_stream *s, const struct op *o) {
+    if (s->dead)
+        return E_INVALID_HANDLE;
+    struct op *c = op_copy(o);
+    if (!c)
+        return E_MEMORY;
+    if (s->capture) {
+        if (c->kind == OP_KERNEL)
+            c->k.release = NULL; /* the graph owns the closure: released when the graph is destroyed */
+        if (s->capture->tail)
+            s->capture->tail->next = c;
+        else
+            s->capture->head = c;
+        s->capture->tail = c;
+        if (o->kind == OP_KERNEL && o->k.release) {
+            /* keep the release for the graph: an op of its own that only releases (never run) */
+            struct op *r = op_copy(o);
+            if (r) {
+                r->kind = -1;
+                s->capture->tail->next = r;
+                s->capture->tail = r;
+            }
+        }
+        return E_OK;
+    }
+    /* the legacy stream runs after what blocking streams hold now; blocking streams after what it holds now */
+    int n = 0;
+    for (struct emu_stream *x = all_streams; x; x = x->next_all)
+        n += x != s && x->blocking && !x->dead;
+    if (s->blocking && n) {
+        c->deps = calloc((size_t)n, sizeof *c->deps);
+        for (struct emu_stream *x = all_streams; x && c->deps; x = x->next_all)
+            if (x != s && x->blocking && !x->dead && (s == &legacy || x == &legacy) && x->enq > x->done)
+                c->deps[c->ndeps++] = (struct dep){x, x->enq};
+    }
+    if (!s->started) {
+        int e = pthread_create(&s->thr, NULL, stream_main, s);
+        if (e) {
+            free(c->deps);
+            free(c);
+            return E_MEMORY;
+        }
+        pthread_detach(s->thr);
+        s->started = 1;
+    }
+    if (s->tail)
+        s->tail->next = c;
+    else
+        s->head = c;
+    s->tail = c;
+    s->enq++;
+    pthread_cond_broadcast(&dev_cond);
+    return E_OK;
+}
+
+static int enqueue(void *stream, const struct op *o) {
+    pthread_mutex_lock(&dev_lock);
+    int e = enqueue_locked(stream_of(stream), o);
+    pthread_mutex_unlock(&dev_lock);
+    return e;
+}
+
+/* Waits until s has run everything queued so far. */
+static int sync_stream(struct emu_stream *s) {
+    pthread_mutex_lock(&dev_lock);
+    if (s->capture) {
+        pthread_mutex_unlock(&dev_lock);
+        return E_CAPTURE_UNSUPPORTED;
+    }
+    uint64_t target = s->enq;
+    while (s->done < target)
+        pthread_cond_wait(&dev_cond, &dev_lock);
+    pthread_mutex_unlock(&dev_lock);
+    return E_OK;
+}
+
+int gshmem_emu_launch(struct gshmem_emu_dim3 grid, struct gshmem_emu_dim3 block, size_t shmem, void *stream,
+                      void (*fn)(void *), void *closure, void (*release)(void *)) {
+    unsigned long long nt = (unsigned long long)block.x * block.y * block.z;
+    if (!grid.x || !grid.y || !grid.z || !nt || nt > 1024 || block.z > 64 || grid.y > 65535 || grid.z > 65535) {
+        if (release)
+            release(closure);
+        return gshmem_emu_set_error(E_INVALID_CONFIG);
+    }
+    struct op o = {.kind = OP_KERNEL, .k = {grid, block, shmem, fn, closure, release}};
+    int e = enqueue(stream, &o);
+    if (e && release)
+        release(closure);
+    return gshmem_emu_set_error(e);
+}
+
+int gshmem_emu_memcpy(void *dst, const void *src, size_t n, void *stream, int async) {
+    if (!n)
+        return E_OK;
+    if (!dst || !src)
+        return gshmem_emu_set_error(E_INVALID_VALUE);
+    struct op o = {.kind = OP_COPY, .dst = dst, .src = src, .n = n};
+    int e = enqueue(stream, &o);
+    if (!e && !async)
+        e = sync_stream(stream_of(stream));
+    return gshmem_emu_set_error(e);
+}
+
+int gshmem_emu_memset(void *dst, int value, size_t n, void *stream, int async) {
+    if (!n)
+        return E_OK;
+    struct op o = {.kind = OP_SET, .dst = dst, .value = value, .n = n};
+    int e = enqueue(stream, &o);
+    if (!e && !async)
+        e = sync_stream(stream_of(stream));
+    return gshmem_emu_set_error(e);
+}
+
+int gshmem_emu_stream_create(void **stream, unsigned flags) {
+    struct emu_stream *s = calloc(1, sizeof *s);
+    if (!s || !stream)
+        return gshmem_emu_set_error(s ? E_INVALID_VALUE : E_MEMORY);
+    s->blocking = !(flags & 1); /* cudaStreamNonBlocking */
+    pthread_mutex_lock(&dev_lock);
+    s->next_all = all_streams;
+    all_streams = s;
+    pthread_mutex_unlock(&dev_lock);
+    *stream = s;
+    return E_OK;
+}
+
+int gshmem_emu_stream_destroy(void *stream) {
+    if (!stream)
+        return gshmem_emu_set_error(E_INVALID_HANDLE);
+    struct emu_stream *s = stream;
+    /* as CUDA: queued work still runs; the handle is dead at once (the object stays: its thread may still run) */
+    pthread_mutex_lock(&dev_lock);
+    s->dead = 1;
+    pthread_mutex_unlock(&dev_lock);
+    return E_OK;
+}
+
+int gshmem_emu_stream_synchronize(void *stream) { return gshmem_emu_set_error(sync_stream(stream_of(stream))); }
+
+int gshmem_emu_stream_query(void *stream) {
+    struct emu_stream *s = stream_of(stream);
+    pthread_mutex_lock(&dev_lock);
+    int busy = s->done < s->enq;
+    pthread_mutex_unlock(&dev_lock);
+    return busy ? E_NOT_READY : E_OK;
+}
+
+int gshmem_emu_device_synchronize(void) {
+    pthread_mutex_lock(&dev_lock);
+    for (struct emu_stream *s = all_streams; s; s = s->next_all) {
+        uint64_t target = s->enq;
+        while (s->done < target)
+            pthread_cond_wait(&dev_cond, &dev_lock);
+    }
+    pthread_mutex_unlock(&dev_lock);
+    return E_OK;
+}
+
+int gshmem_emu_host_func(void *stream, void (*fn)(void *), void *arg) {
+    if (!fn)
+        return gshmem_emu_set_error(E_INVALID_VALUE);
+    struct op o = {.kind = OP_HOST, .fn = fn, .arg = arg};
+    return gshmem_emu_set_error(enqueue(stream, &o));
+}
+
+/* ---- events ---- */
+int gshmem_emu_event_create(void **event, unsigned flags) {
+    (void)flags;
+    struct emu_event *e = calloc(1, sizeof *e);
+    if (!e || !event)
+        return gshmem_emu_set_error(e ? E_INVALID_VALUE : E_MEMORY);
+    *event = e;
+    return E_OK;
+}
+
+int gshmem_emu_event_destroy(void *event) {
+    if (!event)
+        return gshmem_emu_set_error(E_INVALID_HANDLE);
+    ((struct emu_event *)event)->dead = 1; /* (kept: a queued record or wait may still name it) */
+    return E_OK;
+}
+
+int gshmem_emu_event_record(void *event, void *stream) {
+    struct emu_event *ev = event;
+    if (!ev || ev->dead)
+        return gshmem_emu_set_error(E_INVALID_HANDLE);
+    pthread_mutex_lock(&dev_lock);
+    struct op o = {.kind = OP_RECORD, .ev = ev, .ev_target = ev->recorded + 1};
+    int e = enqueue_locked(stream_of(stream), &o);
+    if (!e && !stream_of(stream)->capture)
+        ev->recorded++;
+    pthread_mutex_unlock(&dev_lock);
+    return gshmem_emu_set_error(e);
+}
+
+int gshmem_emu_stream_wait_event(void *stream, void *event) {
+    struct emu_event *ev = event;
+    if (!ev || ev->dead)
+        return gshmem_emu_set_error(E_INVALID_HANDLE);
+    pthread_mutex_lock(&dev_lock);
+    struct op o = {.kind = OP_WAIT, .ev = ev, .ev_target = ev->recorded};
+    int e = enqueue_locked(stream_of(stream), &o);
+    pthread_mutex_unlock(&dev_lock);
+    return gshmem_emu_set_error(e);
+}
+
+int gshmem_emu_event_synchronize(void *event) {
+    struct emu_event *ev = event;
+    if (!ev)
+        return gshmem_emu_set_error(E_INVALID_HANDLE);
+    pthread_mutex_lock(&dev_lock);
+    while (ev->done < ev->recorded)
+        pthread_cond_wait(&dev_cond, &dev_lock);
+    pthread_mutex_unlock(&dev_lock);
+    return E_OK;
+}
+
+int gshmem_emu_event_query(void *event) {
+    struct emu_event *ev = event;
+    if (!ev)
+        return gshmem_emu_set_error(E_INVALID_HANDLE);
+    pthread_mutex_lock(&dev_lock);
+    int busy = ev->done < ev->recorded;
+    pthread_mutex_unlock(&dev_lock);
+    return busy ? E_NOT_READY : E_OK;
+}
+
+int gshmem_emu_event_elapsed(float *ms, void *start, void *end) {
+    struct emu_event *a = start, *b = end;
+    if (!ms || !a || !b)
+        return gshmem_emu_set_error(E_INVALID_VALUE);
+    pthread_mutex_lock(&dev_lock);
+    int ready = a->done && b->done && a->done >= a->recorded && b->done >= b->recorded;
+    double d = b->t_ms - a->t_ms;
+    pthread_mutex_unlock(&dev_lock);
+    if (!ready)
+        return gshmem_emu_set_error(E_NOT_READY);
+    *ms = (float)d;
+    return E_OK;
+}
+
+/* ---- devices: each PE sees one emulated GPU ---- */
+int gshmem_emu_set_device(int device) { return device == 0 ? E_OK : gshmem_emu_set_error(E_INVALID_DEVICE); }
+int gshmem_emu_get_device(int *device) {
+    if (device)
+        *device = 0;
+    return E_OK;
+}
+int gshmem_emu_device_count(int *count) {
+    if (count)
+        *count = 1;
+    return E_OK;
+}
+
+/* ---- capture and graphs ---- */
+int gshmem_emu_capture_begin(void *stream) {
+    struct emu_stream *s = stream_of(stream);
+    if (s == &legacy) /* CUDA refuses to capture the legacy stream */
+        return gshmem_emu_set_error(E_CAPTURE_UNSUPPORTED);
+    struct emu_graph *g = calloc(1, sizeof *g);
+    if (!g)
+        return gshmem_emu_set_error(E_MEMORY);
+    pthread_mutex_lock(&dev_lock);
+    int e = s->capture ? E_INVALID_VALUE : E_OK;
+    if (!e)
+        s->capture = g;
+    pthread_mutex_unlock(&dev_lock);
+    if (e)
+        free(g);
+    return gshmem_emu_set_error(e);
+}
+
+int gshmem_emu_capture_end(void *stream, void **graph) {
+    struct emu_stream *s = stream_of(stream);
+    pthread_mutex_lock(&dev_lock);
+    struct emu_graph *g = s->capture;
+    s->capture = NULL;
+    pthread_mutex_unlock(&dev_lock);
+    if (!g || !graph)
+        return gshmem_emu_set_error(E_INVALID_VALUE);
+    g->refs = 1;
+    *graph = g;
+    return E_OK;
+}
+
+int gshmem_emu_capture_status(void *stream, int *capturing) {
+    struct emu_stream *s = stream_of(stream);
+    pthread_mutex_lock(&dev_lock);
+    *capturing = s->capture != NULL;
+    pthread_mutex_unlock(&dev_lock);
+    return E_OK;
+}
+
+int gshmem_emu_graph_launch(void *graph, void *stream) {
+    struct emu_graph *g = graph;
+    if (!g)
+        return gshmem_emu_set_error(E_INVALID_HANDLE);
+    pthread_mutex_lock(&dev_lock);
+    int e = E_OK;
+    for (struct op *o = g->head; o && !e; o = o->next) {
+        if (o->kind < 0)
+            continue;
+        struct op c = *o;
+        if (c.kind == OP_RECORD) { /* each launch records the event anew */
+            c.ev_target = ++c.ev->recorded;
+        }
+        e = enqueue_locked(stream_of(stream), &c);
+    }
+    pthread_mutex_unlock(&dev_lock);
+    return gshmem_emu_set_error(e);
+}
+
+int gshmem_emu_graph_retain(void *graph) {
+    struct emu_graph *g = graph;
+    if (!g)
+        return gshmem_emu_set_error(E_INVALID_HANDLE);
+    __atomic_fetch_add(&g->refs, 1, __ATOMIC_RELAXED);
+    return E_OK;
+}
+
+int gshmem_emu_graph_destroy(void *graph) {
+    struct emu_graph *g = graph;
+    if (!g)
+        return gshmem_emu_set_error(E_INVALID_HANDLE);
+    if (__atomic_sub_fetch(&g->refs, 1, __ATOMIC_ACQ_REL) > 0)
+        return E_OK;
+    gshmem_emu_device_synchronize(); /* launches of it may still run */
+    for (struct op *o = g->head, *n; o; o = n) {
+        n = o->next;
+        if (o->kind < 0 && o->k.release)
+            o->k.release(o->k.closure);
+        free(o);
+    }
+    free(g);
+    return E_OK;
+}

@@ -1,0 +1,257 @@
+/* emu_runtime.cu - the CPU emulation of the GPU (oshcc --emulate-gpu) on its own, no OpenSHMEM: indices, block
+ * barriers with static and dynamic shared memory, warp shuffles and votes, atomics under contention, a spin lock
+ * between a block's threads, blocks that wait for each other, streams and events in order, host functions, graph
+ * capture and replay, launch errors. Written as a CUDA program; with nvcc it would run on a GPU unchanged. */
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+static int failures;
+#define CHECK(c, ...)                                                                                                  \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            printf("FAIL line %d: ", __LINE__);                                                                        \
+            printf(__VA_ARGS__);                                                                                       \
+            printf("\n");                                                                                              \
+            failures++;                                                                                                \
+        }                                                                                                              \
+    } while (0)
+#define CUDA(x) CHECK((x) == cudaSuccess, "%s: %s", #x, cudaGetErrorString(cudaGetLastError()))
+
+__global__ void indices(int *out) {
+    unsigned b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    unsigned nt = blockDim.x * blockDim.y * blockDim.z;
+    out[b * nt + t] = (int)(b * 1000 + t);
+}
+
+/* tree reduction in static shared memory: every level needs the barrier */
+__global__ void block_sum(const int *in, int *out) {
+    __shared__ int s[256];
+    unsigned t = threadIdx.x;
+    s[t] = in[blockIdx.x * blockDim.x + t];
+    __syncthreads();
+    for (unsigned k = blockDim.x / 2; k > 0; k /= 2) {
+        if (t < k)
+            s[t] += s[t + k];
+        __syncthreads();
+    }
+    if (t == 0)
+        out[blockIdx.x] = s[0];
+}
+
+/* the same in dynamic shared memory, reversed through it */
+__global__ void reverse(int *d) {
+    extern __shared__ int buf[];
+    unsigned t = threadIdx.x, n = blockDim.x;
+    buf[t] = d[t];
+    __syncthreads();
+    d[t] = buf[n - 1 - t];
+}
+
+__global__ void warps(int *out) {
+    unsigned lane = threadIdx.x % 32;
+    int v = (int)threadIdx.x;
+    for (int off = 16; off > 0; off /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, off);
+    int first = __shfl_sync(0xffffffffu, (int)threadIdx.x, 0);
+    unsigned odd = __ballot_sync(0xffffffffu, threadIdx.x & 1);
+    int all = __all_sync(0xffffffffu, threadIdx.x < 1000), any = __any_sync(0xffffffffu, threadIdx.x == 5);
+    int x = __shfl_xor_sync(0xffffffffu, (int)lane, 1);
+    if (lane == 0) {
+        unsigned w = threadIdx.x / 32;
+        out[w * 6 + 0] = v;
+        out[w * 6 + 1] = first;
+        out[w * 6 + 2] = (int)odd;
+        out[w * 6 + 3] = all;
+        out[w * 6 + 4] = any;
+        out[w * 6 + 5] = x;
+    }
+}
+
+__global__ void contend(unsigned long long *c, float *f, int *mn, int *lock, int *crit) {
+    atomicAdd(c, 1ull);
+    atomicAdd(f, 0.5f);
+    atomicMin(mn, (int)(blockIdx.x * blockDim.x + threadIdx.x));
+    /* a spin lock between threads of one block: the holder must get to run while the others spin */
+    while (atomicCAS(lock, 0, 1) != 0) {
+    }
+    int v = *crit;
+    *crit = v + 1;
+    __threadfence();
+    atomicExch(lock, 0);
+}
+
+/* block 0 waits for a flag that the last block sets: blocks run at once */
+__global__ void handshake(volatile int *flag, int *seen) {
+    if (threadIdx.x != 0)
+        return;
+    if (blockIdx.x == 0) {
+        while (*flag == 0)
+            __nanosleep(100);
+        *seen = *flag;
+    } else if (blockIdx.x == gridDim.x - 1) {
+        *flag = 42;
+    }
+}
+
+__global__ void add_one(int *p, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        p[i] += 1;
+}
+
+static void host_note(void *arg) { *(int *)arg += 1; }
+
+int main() {
+    int n = 0;
+    CUDA(cudaGetDeviceCount(&n));
+    CHECK(n == 1, "%d devices", n);
+    CUDA(cudaSetDevice(0));
+
+    /* indices over a 3D grid of 3D blocks */
+    int *d;
+    const int nb = 2 * 3 * 2, nt = 4 * 2 * 3;
+    CUDA(cudaMalloc(&d, nb * nt * sizeof(int)));
+    indices<<<dim3(2, 3, 2), dim3(4, 2, 3)>>>(d);
+    static int h[4096];
+    CUDA(cudaMemcpy(h, d, nb * nt * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int b = 0; b < nb; b++)
+        for (int t = 0; t < nt; t++)
+            CHECK(h[b * nt + t] == b * 1000 + t, "indices[%d][%d] = %d", b, t, h[b * nt + t]);
+    CUDA(cudaFree(d));
+
+    /* barriers */
+    int *in, *out;
+    CUDA(cudaMalloc(&in, 8 * 256 * sizeof(int)));
+    CUDA(cudaMalloc(&out, 8 * sizeof(int)));
+    for (int i = 0; i < 8 * 256; i++)
+        h[i] = i;
+    CUDA(cudaMemcpy(in, h, 8 * 256 * sizeof(int), cudaMemcpyHostToDevice));
+    block_sum<<<8, 256>>>(in, out);
+    CUDA(cudaMemcpy(h, out, 8 * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int b = 0; b < 8; b++) {
+        int want = 0;
+        for (int i = 0; i < 256; i++)
+            want += b * 256 + i;
+        CHECK(h[b] == want, "block %d sum %d, expected %d", b, h[b], want);
+    }
+    for (int i = 0; i < 128; i++)
+        h[i] = i;
+    CUDA(cudaMemcpy(in, h, 128 * sizeof(int), cudaMemcpyHostToDevice));
+    reverse<<<1, 128, 128 * sizeof(int)>>>(in);
+    CUDA(cudaMemcpy(h, in, 128 * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 128; i++)
+        CHECK(h[i] == 127 - i, "reverse[%d] = %d", i, h[i]);
+
+    /* warps */
+    warps<<<1, 96>>>(out);
+    int wv[18];
+    CUDA(cudaMemcpy(wv, out, sizeof wv, cudaMemcpyDeviceToHost));
+    for (int w = 0; w < 3; w++) {
+        int sum = 0;
+        for (int l = 0; l < 32; l++)
+            sum += w * 32 + l;
+        CHECK(wv[w * 6 + 0] == sum, "warp %d shfl_down sum %d, expected %d", w, wv[w * 6], sum);
+        CHECK(wv[w * 6 + 1] == w * 32, "warp %d shfl from lane 0: %d", w, wv[w * 6 + 1]);
+        CHECK((unsigned)wv[w * 6 + 2] == 0xaaaaaaaau, "warp %d ballot %#x", w, (unsigned)wv[w * 6 + 2]);
+        CHECK(wv[w * 6 + 3] == 1 && wv[w * 6 + 4] == (w == 0), "warp %d all %d any %d", w, wv[w * 6 + 3],
+              wv[w * 6 + 4]);
+        CHECK(wv[w * 6 + 5] == 1, "warp %d shfl_xor from lane 1: %d", w, wv[w * 6 + 5]);
+    }
+
+    /* atomics and a lock */
+    unsigned long long *c;
+    float *f;
+    int *mn, *lock, *crit;
+    CUDA(cudaMallocManaged(&c, sizeof *c));
+    CUDA(cudaMallocManaged(&f, sizeof *f));
+    CUDA(cudaMallocManaged(&mn, sizeof *mn));
+    CUDA(cudaMallocManaged(&lock, sizeof *lock));
+    CUDA(cudaMallocManaged(&crit, sizeof *crit));
+    *c = 0;
+    *f = 0;
+    *mn = 1 << 30;
+    *lock = *crit = 0;
+    contend<<<4, 64>>>(c, f, mn, lock, crit);
+    CUDA(cudaDeviceSynchronize());
+    CHECK(*c == 256 && *f == 128.0f && *mn == 0 && *crit == 256, "atomics: %llu %g %d, lock-protected count %d", *c,
+          (double)*f, *mn, *crit);
+
+    /* blocks that wait for each other */
+    int *flag, *seen;
+    CUDA(cudaMallocManaged(&flag, sizeof *flag));
+    CUDA(cudaMallocManaged(&seen, sizeof *seen));
+    *flag = *seen = 0;
+    handshake<<<6, 32>>>(flag, seen);
+    CUDA(cudaDeviceSynchronize());
+    CHECK(*seen == 42, "block 0 saw %d", *seen);
+
+    /* streams, events, host functions: in order on one stream, waits across streams */
+    cudaStream_t s1, s2;
+    cudaEvent_t e0, e1;
+    CUDA(cudaStreamCreate(&s1));
+    CUDA(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    CUDA(cudaEventCreate(&e0));
+    CUDA(cudaEventCreate(&e1));
+    int *v;
+    CUDA(cudaMalloc(&v, 1000 * sizeof(int)));
+    CUDA(cudaMemsetAsync(v, 0, 1000 * sizeof(int), s1));
+    CUDA(cudaEventRecord(e0, s1));
+    for (int i = 0; i < 10; i++)
+        add_one<<<4, 256, 0, s1>>>(v, 1000);
+    CUDA(cudaEventRecord(e1, s1));
+    CUDA(cudaStreamWaitEvent(s2, e1, 0));
+    add_one<<<4, 256, 0, s2>>>(v, 1000); /* after all ten */
+    int notes = 0;
+    CUDA(cudaLaunchHostFunc(s2, host_note, &notes));
+    CUDA(cudaStreamSynchronize(s2));
+    CHECK(notes == 1, "host function ran %d times", notes);
+    CUDA(cudaMemcpy(h, v, 1000 * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 1000; i++)
+        CHECK(h[i] == 11, "ordered stream: v[%d] = %d", i, h[i]);
+    float ms = -1;
+    CUDA(cudaEventElapsedTime(&ms, e0, e1));
+    CHECK(ms >= 0, "elapsed %g ms", (double)ms);
+
+    /* graph capture and replay: nothing runs while capturing, each launch replays it */
+    cudaGraph_t g;
+    cudaGraphExec_t gx;
+    CUDA(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+    add_one<<<4, 256, 0, s1>>>(v, 1000);
+    CUDA(cudaLaunchHostFunc(s1, host_note, &notes));
+    add_one<<<4, 256, 0, s1>>>(v, 1000);
+    cudaStreamCaptureStatus st;
+    CUDA(cudaStreamIsCapturing(s1, &st));
+    CHECK(st == cudaStreamCaptureStatusActive, "not capturing");
+    CHECK(cudaStreamSynchronize(s1) == cudaErrorStreamCaptureUnsupported, "synchronize while capturing was allowed");
+    CUDA(cudaStreamEndCapture(s1, &g));
+    CUDA(cudaStreamSynchronize(s1));
+    CUDA(cudaMemcpy(h, v, sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(h[0] == 11 && notes == 1, "capture ran its work: v[0] %d, notes %d", h[0], notes);
+    CUDA(cudaGraphInstantiate(&gx, g, 0));
+    CUDA(cudaGraphDestroy(g));
+    for (int i = 0; i < 3; i++)
+        CUDA(cudaGraphLaunch(gx, s1));
+    CUDA(cudaStreamSynchronize(s1));
+    CUDA(cudaMemcpy(h, v, 1000 * sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(h[999] == 17 && notes == 4, "after 3 replays: v[999] %d, notes %d", h[999], notes);
+    CUDA(cudaGraphExecDestroy(gx));
+
+    /* launch errors are reported, not run */
+    add_one<<<1, 2048>>>(v, 1000);
+    CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration, "a block of 2048 threads was accepted");
+    CHECK(cudaGetLastError() == cudaSuccess, "the error was not cleared");
+
+    CUDA(cudaStreamDestroy(s1));
+    CUDA(cudaStreamDestroy(s2));
+    CUDA(cudaEventDestroy(e0));
+    CUDA(cudaEventDestroy(e1));
+    CUDA(cudaFree(v));
+    if (failures) {
+        printf("emu_runtime: %d failures\n", failures);
+        return 1;
+    }
+    printf("emu_runtime: ok\n");
+    return 0;
+}
