@@ -458,6 +458,40 @@ def gen_profile_c():
     return "\n".join(out) + "\n"
 
 
+# ---------------------------------------------------------------- device routines
+
+
+def device_routines():
+    """(name, ret, params, body) of every typed GPU-centric device routine, in table order."""
+    out = []
+    for stem, tt, ret, params, call, grans, has_ctx in table.DEVICE_FAMILIES:
+        for n in TYPE_TABLES[tt]:
+            t = TYPES[n]
+            for g in grans:
+                body = call[g] if isinstance(call, dict) else call
+                for ctx in ((False, True) if has_ctx else (False,)):
+                    name = "shmemg_%s%s_%s%s" % ("ctx_" if ctx else "", t.name, stem, g)
+                    c = 'shmemgi::ctx_index(ctx, "%s")' % name if ctx else "0"
+                    b = subst_type(body.format(c=c, fn='"%s"' % name), t.c)
+                    p = subst_type(params, t.c)
+                    out.append((name, subst_type(ret, t.c), ("shmem_ctx_t ctx, " + p) if ctx else p, b))
+    return out
+
+
+def gen_device_typed():
+    out = [
+        "/* shmemg_device_typed.h - the typed GPU-centric device routines (p/g, atomics, waits and tests), each a",
+        " * one-line forward to a template of shmemg_device.h. %s. */" % BANNER,
+        "/* clang-format off */",
+        "#ifndef GSHMEM_SHMEMG_DEVICE_TYPED_H",
+        "#define GSHMEM_SHMEMG_DEVICE_TYPED_H",
+    ]
+    for name, ret, params, body in device_routines():
+        out.append("SHMEMGI_API %s %s(%s) { %s; }" % (ret, name, params, body))
+    out.append("#endif")
+    return "\n".join(out) + "\n"
+
+
 # ---------------------------------------------------------------- driver
 
 
@@ -467,6 +501,7 @@ def outputs():
     files["src/api/pshmem_names.h"] = gen_pshmem_names()
     files["src/api/profile.c"] = gen_profile_c()
     files["include/pshmem.h"] = gen_pshmem_h()
+    files[table.DEVICE_HEADER] = gen_device_typed()
     return files
 
 

@@ -416,3 +416,68 @@ FILES = {
     "coll": ("src/api/coll.c", "typed, sized and byte collectives on teams and (deprecated) active sets"),
 }
 HEADER = "include/gshmem/shmem_api.h"
+
+# ---- GPU-centric device routines (the GPU auxiliary specification's typed shmemg_* families) ----
+# gen.py emits include/gshmem/device/shmemg_device_typed.h: inline device functions that forward to the templates of
+# include/gshmem/device/shmemg_device.h. Each row: (stem, type table, return, params without ctx, call, granularities,
+# ctx form). In `call`, {c} is the context index expression, {fn} the routine name, TYPE the element type.
+DEVICE_HEADER = "include/gshmem/device/shmemg_device_typed.h"
+DEVICE_FAMILIES = [
+    ("p", "rma", "void", "TYPE *dest, TYPE value, int pe", "shmemgi::p<TYPE>({c}, dest, value, pe, {fn})", ("",), True),
+    ("g", "rma", "TYPE", "const TYPE *source, int pe", "return shmemgi::g<TYPE>({c}, source, pe, {fn})", ("",), True),
+    # AMOs, typed by the OpenSHMEM 1.6 category of each operation (standard, extended, bitwise)
+    ("atomic_fetch", "amo_ext", "TYPE", "const TYPE *source, int pe",
+     "return shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH, (TYPE *)source, 0, 0, pe, nullptr, {fn})", ("",), True),
+    ("atomic_set", "amo_ext", "void", "TYPE *dest, TYPE value, int pe",
+     "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_SET, dest, value, 0, pe, nullptr, {fn})", ("",), True),
+    ("atomic_swap", "amo_ext", "TYPE", "TYPE *dest, TYPE value, int pe",
+     "return shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_SWAP, dest, value, 0, pe, nullptr, {fn})", ("",), True),
+    ("atomic_compare_swap", "amo_std", "TYPE", "TYPE *dest, TYPE cond, TYPE value, int pe",
+     "return shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_CSWAP, dest, value, cond, pe, nullptr, {fn})", ("",), True),
+    ("atomic_fetch_inc", "amo_std", "TYPE", "TYPE *dest, int pe",
+     "return shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_INC, dest, 0, 0, pe, nullptr, {fn})", ("",), True),
+    ("atomic_inc", "amo_std", "void", "TYPE *dest, int pe",
+     "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_INC, dest, 0, 0, pe, nullptr, {fn})", ("",), True),
+    ("atomic_fetch_add", "amo_std", "TYPE", "TYPE *dest, TYPE value, int pe",
+     "return shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_ADD, dest, value, 0, pe, nullptr, {fn})", ("",), True),
+    ("atomic_add", "amo_std", "void", "TYPE *dest, TYPE value, int pe",
+     "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_ADD, dest, value, 0, pe, nullptr, {fn})", ("",), True),
+    ("atomic_fetch_and", "amo_bit", "TYPE", "TYPE *dest, TYPE value, int pe",
+     "return shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_AND, dest, value, 0, pe, nullptr, {fn})", ("",), True),
+    ("atomic_and", "amo_bit", "void", "TYPE *dest, TYPE value, int pe",
+     "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_AND, dest, value, 0, pe, nullptr, {fn})", ("",), True),
+    ("atomic_fetch_or", "amo_bit", "TYPE", "TYPE *dest, TYPE value, int pe",
+     "return shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_OR, dest, value, 0, pe, nullptr, {fn})", ("",), True),
+    ("atomic_or", "amo_bit", "void", "TYPE *dest, TYPE value, int pe",
+     "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_OR, dest, value, 0, pe, nullptr, {fn})", ("",), True),
+    ("atomic_fetch_xor", "amo_bit", "TYPE", "TYPE *dest, TYPE value, int pe",
+     "return shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_XOR, dest, value, 0, pe, nullptr, {fn})", ("",), True),
+    ("atomic_xor", "amo_bit", "void", "TYPE *dest, TYPE value, int pe",
+     "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_XOR, dest, value, 0, pe, nullptr, {fn})", ("",), True),
+    # nonblocking fetching AMOs: the old value lands in fetch (GPU heap) by the next quiet
+    ("atomic_fetch_nbi", "amo_ext", "void", "TYPE *fetch, const TYPE *source, int pe",
+     "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH, (TYPE *)source, 0, 0, pe, fetch, {fn})", ("",), True),
+    ("atomic_swap_nbi", "amo_ext", "void", "TYPE *fetch, TYPE *dest, TYPE value, int pe",
+     "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_SWAP, dest, value, 0, pe, fetch, {fn})", ("",), True),
+    ("atomic_compare_swap_nbi", "amo_std", "void", "TYPE *fetch, TYPE *dest, TYPE cond, TYPE value, int pe",
+     "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_CSWAP, dest, value, cond, pe, fetch, {fn})", ("",), True),
+    ("atomic_fetch_inc_nbi", "amo_std", "void", "TYPE *fetch, TYPE *dest, int pe",
+     "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_INC, dest, 0, 0, pe, fetch, {fn})", ("",), True),
+    ("atomic_fetch_add_nbi", "amo_std", "void", "TYPE *fetch, TYPE *dest, TYPE value, int pe",
+     "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_ADD, dest, value, 0, pe, fetch, {fn})", ("",), True),
+    ("atomic_fetch_and_nbi", "amo_bit", "void", "TYPE *fetch, TYPE *dest, TYPE value, int pe",
+     "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_AND, dest, value, 0, pe, fetch, {fn})", ("",), True),
+    ("atomic_fetch_or_nbi", "amo_bit", "void", "TYPE *fetch, TYPE *dest, TYPE value, int pe",
+     "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_OR, dest, value, 0, pe, fetch, {fn})", ("",), True),
+    ("atomic_fetch_xor_nbi", "amo_bit", "void", "TYPE *fetch, TYPE *dest, TYPE value, int pe",
+     "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_XOR, dest, value, 0, pe, fetch, {fn})", ("",), True),
+    # point-to-point synchronization on a local GPU heap object (no context forms)
+    ("wait_until", "p2p", "void", "TYPE *ivar, int cmp, TYPE cmp_value",
+     {"": "shmemgi::wait_until<TYPE>(ivar, cmp, cmp_value, {fn})",
+      "_tg": "shmemgi::wait_until_tg<TYPE>(ivar, cmp, cmp_value, {fn})",
+      "_htg": "shmemgi::wait_until_htg<TYPE>(ivar, cmp, cmp_value, {fn})"}, ("", "_tg", "_htg"), False),
+    ("test", "p2p", "int", "TYPE *ivar, int cmp, TYPE cmp_value",
+     {"": "return shmemgi::test<TYPE>(ivar, cmp, cmp_value, {fn})",
+      "_tg": "return shmemgi::test_tg<TYPE>(ivar, cmp, cmp_value, {fn})",
+      "_htg": "return shmemgi::test_htg<TYPE>(ivar, cmp, cmp_value, {fn})"}, ("", "_tg", "_htg"), False),
+]

@@ -7,6 +7,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "coll/coll.h"
+#include "device/device.h"
 #include "gpu/gtl.h"
 #include "shmemg.h"
 #include "state.h"
@@ -26,13 +27,13 @@ static void init_fail(const char *fn, const char *msg) {
 }
 
 /* GPU support: on when the program or the environment asks for it and every PE has it (segments must match). */
-static void gpu_setup(int host_init, const char *fn) {
+static void gpu_setup(int host_init, int kernel_init, const char *fn) {
     int dev_part = 0;
     for (int i = 0; i < shmemi_npartitions; i++)
         dev_part |= shmemi_partitions[i].kind == SHMEMI_KIND_DEVICE;
     int named = !strcmp(shmemi_env.gpu, "cuda") || !strncmp(shmemi_env.gpu, "emulate", 7);
-    int want = host_init || named || dev_part || shmemi_env.device_aware || shmemi_env.symmetric_size_device ||
-               shmemi_env.device_symmetric_size;
+    int want = host_init || kernel_init || named || dev_part || shmemi_env.device_aware ||
+               shmemi_env.symmetric_size_device || shmemi_env.device_symmetric_size;
     shmemi_rt.dev_heap = -1;
     if (!want || !strcmp(shmemi_env.gpu, "none")) {
         snprintf(shmemi_rt.gpu_why, sizeof shmemi_rt.gpu_why, "%s",
@@ -69,7 +70,7 @@ static void gpu_setup(int host_init, const char *fn) {
         return; /* KIND=DEVICE partitions then stop init with this reason (segment.c) */
     }
     shmemi_rt.gpu = 1;
-    shmemi_rt.dev_local = shmemi_env.device_aware || host_init;
+    shmemi_rt.dev_local = shmemi_env.device_aware || host_init || kernel_init;
     shmemi_rt.gpu_provided = host_init;
     shmemi_debug("GPU support on: %s", shmemi_gtl_describe());
 }
@@ -150,7 +151,7 @@ static void do_init(int requested, const char *fn) {
                               : shmemi_rt.oversubscribed ? 20
                                                          : 2000;
     }
-    gpu_setup(gpu_bits & SHMEM_DEVICE_HOST_INIT, fn);
+    gpu_setup(gpu_bits & SHMEM_DEVICE_HOST_INIT, gpu_bits & SHMEM_DEVICE_KERNEL_INIT, fn);
     if (shmemi_segments_create(err, sizeof err))
         init_fail(fn, err);
     if (shmemi_rt.nlocal < shmemi_rt.n_pes) {
@@ -168,6 +169,25 @@ static void do_init(int requested, const char *fn) {
     }
     shmemi_teams_init();
     shmemi_rt.init_state = 1;
+    shmemi_rt.kernel_provided = 0;
+    if (gpu_bits & SHMEM_DEVICE_KERNEL_INIT) {
+        /* every PE must agree: a PE whose kernels cannot communicate would hang the others' */
+        char why[256] = "";
+        int ok = shmemi_rt.gpu && !shmemi_device_init(why, sizeof why), all_ok = ok;
+        int *all = calloc((size_t)shmemi_rt.n_pes, sizeof *all);
+        if (!all || shmemb_allgather(&ok, all, sizeof ok))
+            init_fail(fn, "bootstrap allgather failed");
+        for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
+            all_ok &= all[pe];
+        free(all);
+        if (all_ok)
+            shmemi_rt.kernel_provided = 1;
+        else {
+            if (ok)
+                shmemi_device_fini();
+            shmemi_debug("SHMEM_DEVICE_KERNEL_INIT not provided: %s", why[0] ? why : "another PE cannot provide it");
+        }
+    }
     shmemi_exit_setup(); /* a PE that ends without shmem_finalize (exit.c) */
     if (shmemi_rt.my_pe == 0 && (shmemi_env.version || shmemi_env.info))
         printf("gshmem %s (OpenSHMEM %d.%d), %d PEs, bootstrap %s\n", GSHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION,
@@ -183,9 +203,11 @@ void shmem_init(void) { do_init(SHMEM_THREAD_SINGLE, "shmem_init"); }
 
 int shmem_init_thread(int requested, int *provided) {
     do_init(requested, "shmem_init_thread");
-    /* GPU bits come back only for what works: HOST_INIT with GPU support on; KERNEL_INIT not yet */
+    /* GPU bits come back only for what works: HOST_INIT with GPU support on; KERNEL_INIT with kernel-side
+     * communication up on every PE */
     if (provided)
-        *provided = shmemi_rt.thread_level | (shmemi_rt.gpu_provided ? SHMEM_DEVICE_HOST_INIT : 0);
+        *provided = shmemi_rt.thread_level | (shmemi_rt.gpu_provided ? SHMEM_DEVICE_HOST_INIT : 0) |
+                    (shmemi_rt.kernel_provided ? SHMEM_DEVICE_KERNEL_INIT : 0);
     return 0;
 }
 
@@ -205,6 +227,8 @@ void shmemi_finalize(int implicit) {
     if (shmemi_rt.init_state != 1 || __atomic_exchange_n(&begun, 1, __ATOMIC_ACQ_REL))
         return;
     shmem_quiet();
+    shmemi_device_fini(); /* the proxy serves what kernels left in the ring, then stops */
+    shmemi_rt.kernel_provided = 0;
     shmemi_finalize_sync(implicit); /* not a barrier_all: it must not pair with one the program runs elsewhere */
     shmemi_ofi_fini();
     shmemi_segments_destroy();

@@ -109,6 +109,7 @@ struct gshmem_team {
              * [SHMEMI_NET_SIGS] and per sending member [SHMEMI_NET_FROM_MAX] (the slot's, in team.c) */
             uint64_t *sig_goal, *from_goal;
             uint64_t nred; /* recursive-doubling reductions so far (their buffers alternate) */
+            int device;    /* a device team (SHMEM_DEVICE_TEAM_*, or split from one): kernels may name it */
         };
         char abi_size[SHMEMI_TEAM_ABI_SIZE];
     };
@@ -152,11 +153,12 @@ struct shmemi_state {
     size_t page;
     char jobid[64];
     /* GPU support (src/gpu): on when requested and every PE has it */
-    int gpu;           /* the GPU layer is up: GPU segments may exist, copies check memory kinds */
-    int dev_local;     /* local (non-symmetric) GPU buffers are accepted: SHMEM_ENABLE_DEVICE_AWARENESS, HOST_INIT */
-    int gpu_provided;  /* SHMEM_DEVICE_HOST_INIT was requested and is given back */
-    int dev_heap;      /* index in segs of the GPU symmetric heap, or -1 */
-    char gpu_why[256]; /* when off: why */
+    int gpu;             /* the GPU layer is up: GPU segments may exist, copies check memory kinds */
+    int dev_local;       /* local (non-symmetric) GPU buffers are accepted: SHMEM_ENABLE_DEVICE_AWARENESS, HOST_INIT */
+    int gpu_provided;    /* SHMEM_DEVICE_HOST_INIT was requested and is given back */
+    int kernel_provided; /* SHMEM_DEVICE_KERNEL_INIT: kernel-side communication is up on every PE */
+    int dev_heap;        /* index in segs of the GPU symmetric heap, or -1 */
+    char gpu_why[256];   /* when off: why */
 };
 
 SHMEMI_HIDDEN extern struct shmemi_state shmemi_rt;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "coll/coll.h"
+#include "device/device.h"
 #include "shmemg.h" /* the device teams, exported as declared there */
 #include "state.h"
 #include "transport/ofi/ofi.h"
@@ -297,6 +298,8 @@ static struct gshmem_team *team_new(const struct gshmem_team *parent, int start,
         t->config.num_contexts = config->num_contexts;
         t->config_mask = SHMEM_TEAM_NUM_CONTEXTS;
     }
+    if (parent->device) /* split from a device team: kernels may name it */
+        shmemi_device_team_added(t);
     return t;
 }
 
@@ -373,7 +376,10 @@ static void ctx_unlink(struct gshmem_ctx *ctx) {
             struct ctx_node *dead = *pp;
             *pp = dead->next;
             dead->ctx.team->nctx--;
-            shmemi_ofi_ctx_destroy(&dead->ctx);
+            if (dead->ctx.options & SHMEM_DEVICE_CTX)
+                shmemi_device_ctx_removed(&dead->ctx);
+            else
+                shmemi_ofi_ctx_destroy(&dead->ctx);
             free(dead->ctx.pes);
             free(dead);
             return;
@@ -397,6 +403,7 @@ void shmem_team_destroy(shmem_team_t team) {
             ctx_unlink(&c->ctx);
     }
     pthread_mutex_unlock(&ctx_lock);
+    shmemi_device_team_removed(team);
     pthread_mutex_lock(&slot_lock);
     shmemi_coll_slot_reset(team);
     slot_used[team->slot] = SLOT_FREE;
@@ -414,9 +421,12 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx) {
     *ctx = SHMEM_CTX_INVALID;
     if (!team)
         return -1;
-    if (options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE))
-        shmemi_fatal(fn, "unknown option bits 0x%lx; use SHMEM_CTX_PRIVATE, SHMEM_CTX_SERIALIZED, SHMEM_CTX_NOSTORE",
-                     options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE));
+    long known = SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE | SHMEM_DEVICE_CTX;
+    if (options & ~known)
+        shmemi_fatal(fn,
+                     "unknown option bits 0x%lx; use SHMEM_CTX_PRIVATE, SHMEM_CTX_SERIALIZED, SHMEM_CTX_NOSTORE, "
+                     "SHMEM_DEVICE_CTX",
+                     options & ~known);
     struct ctx_node *c = calloc(1, sizeof *c);
     if (!c)
         return -1;
@@ -426,7 +436,13 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx) {
     c->ctx.stride = team->stride;
     c->ctx.size = team->size;
     c->ctx.pes = pes_copy(team->pes, team->size, fn); /* (a private context may outlive its team) */
-    shmemi_ofi_ctx_create(&c->ctx);
+    if ((options & SHMEM_DEVICE_CTX) && shmemi_device_ctx_added(&c->ctx)) { /* kernels' contexts: a table entry */
+        free(c->ctx.pes);
+        free(c);
+        return -1;
+    }
+    if (!(options & SHMEM_DEVICE_CTX))
+        shmemi_ofi_ctx_create(&c->ctx);
     pthread_mutex_lock(&ctx_lock);
     c->next = ctx_list;
     ctx_list = c;
@@ -449,7 +465,10 @@ void shmem_ctx_destroy(shmem_ctx_t ctx) {
     shmemi_check_init(fn);
     if (ctx == SHMEM_CTX_DEFAULT)
         shmemi_fatal(fn, "SHMEM_CTX_DEFAULT cannot be destroyed; destroy only contexts from shmem_ctx_create");
-    shmem_ctx_quiet(ctx); /* destroying a context completes its operations */
+    if (ctx == SHMEM_DEVICE_CTX_DEFAULT)
+        shmemi_fatal(fn, "SHMEM_DEVICE_CTX_DEFAULT cannot be destroyed; destroy only contexts from shmem_ctx_create");
+    if (!(ctx->options & SHMEM_DEVICE_CTX)) /* (a device context's requests are the kernels' to quiet) */
+        shmem_ctx_quiet(ctx);               /* destroying a context completes its operations */
     pthread_mutex_lock(&ctx_lock);
     ctx_unlink(ctx);
     pthread_mutex_unlock(&ctx_lock);
@@ -479,6 +498,9 @@ int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *fn) {
     if (!ctx)
         shmemi_fatal(fn, "the context is SHMEM_CTX_INVALID; use a context returned by shmem_ctx_create or "
                          "shmem_team_create_ctx (and check that call's return value)");
+    if (SHMEMI_UNLIKELY(ctx->options & SHMEM_DEVICE_CTX))
+        shmemi_fatal(fn, "the context was made for kernels (SHMEM_DEVICE_CTX, or SHMEM_DEVICE_CTX_DEFAULT): host "
+                         "routines take host contexts; create one without SHMEM_DEVICE_CTX");
     if ((unsigned)pe >= (unsigned)ctx->size)
         shmemi_fatal(fn,
                      "target PE %d is outside the context's team (PEs of a team context are numbered 0..%d "

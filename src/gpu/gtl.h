@@ -59,6 +59,10 @@ struct gtl_backend {
      * full DMA speed instead of through the driver's staging of pageable memory; undone before it is unmapped */
     int (*host_register)(void *p, size_t size);
     int (*host_unregister)(void *p);
+    /* zeroed host memory the device may load and store at the same address (CUDA: cuMemHostAlloc, mapped and
+     * portable, unified addressing): the request ring kernels share with the proxy */
+    int (*host_alloc)(size_t size, void **ptr);
+    void (*host_free)(void *ptr);
 };
 
 SHMEMI_HIDDEN extern const struct gtl_backend shmemi_gtl_cuda, shmemi_gtl_emu;

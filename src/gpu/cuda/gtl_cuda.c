@@ -585,6 +585,17 @@ static int cuda_host_register(void *p, size_t size) {
 
 static int cuda_host_unregister(void *p) { return use_ctx() || cu.host_unregister(p) != CUDA_SUCCESS ? -1 : 0; }
 
+static int cuda_host_alloc_sz(size_t size, void **ptr) {
+    if (use_ctx() || cu.host_alloc(ptr, size, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) != CUDA_SUCCESS)
+        return -1;
+    memset(*ptr, 0, size);
+    return 0;
+}
+static void cuda_host_free(void *ptr) {
+    if (!use_ctx())
+        cu.host_free(ptr);
+}
+
 static int cuda_net_addr(void *base, void **addr, int *device) {
     *addr = base;
     *device = (int)dev;
@@ -621,6 +632,8 @@ ENTRY(int, cuda_copy2d, (void *dst, size_t dpitch, const void *src, size_t spitc
 ENTRY(int, cuda_reduce, (int op, int dt, void *acc, const void *in, size_t count), (op, dt, acc, in, count))
 ENTRY(int, cuda_host_register, (void *p, size_t size), (p, size))
 ENTRY(int, cuda_host_unregister, (void *p), (p))
+ENTRY(int, cuda_host_alloc_sz, (size_t size, void **ptr), (size, ptr))
+ENTRY_VOID(cuda_host_free, (void *ptr), (ptr))
 
 const struct gtl_backend shmemi_gtl_cuda = {
     .name = "cuda",
@@ -644,4 +657,6 @@ const struct gtl_backend shmemi_gtl_cuda = {
     .net_addr = cuda_net_addr,
     .host_register = cuda_host_register_e,
     .host_unregister = cuda_host_unregister_e,
+    .host_alloc = cuda_host_alloc_sz_e,
+    .host_free = cuda_host_free_e,
 };

@@ -5,6 +5,7 @@
  * SHMEM_GPU=emulate-visible maps the device addresses readable and writable too, so that unchanged host test programs
  * (tests/common/devheap.h) can check their own symmetric objects after moving them into the device heap. */
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -370,6 +371,13 @@ static int emu_net_addr(void *base, void **addr, int *device) {
     return 0;
 }
 
+static int emu_host_alloc(size_t size, void **ptr) {
+    *ptr = calloc(1, size);
+    return *ptr ? 0 : -1;
+}
+
+static void emu_host_free(void *ptr) { free(ptr); }
+
 const struct gtl_backend shmemi_gtl_emu = {
     .name = "emulate",
     .net_iface = 0,
@@ -392,4 +400,6 @@ const struct gtl_backend shmemi_gtl_emu = {
     .net_addr = emu_net_addr,
     .host_register = emu_host_register,
     .host_unregister = emu_host_unregister,
+    .host_alloc = emu_host_alloc,
+    .host_free = emu_host_free,
 };

@@ -1,0 +1,800 @@
+/* shmemg_device.h - the GPU-centric OpenSHMEM API (the GPU auxiliary specification's shmemg_* device routines, and
+ * gshmem's shmemgx_ extensions) as inline device functions: one source that nvcc, hipcc and the CPU emulation
+ * (oshcc --emulate-gpu) compile. Headers only, so a .cu file needs no relocatable device code and no device link: each
+ * translation unit holds its own copy of the device state, which the library fills in at shmem_init (every unit
+ * registers itself before main; a shared library's when it is loaded).
+ *
+ * Paths: a peer whose GPU heap this PE maps (same node, several PEs per GPU included) is reached by the calling
+ * threads' own loads, stores and system-scope atomics; any other goes through a ring of requests in host memory that
+ * the PE's proxy thread serves with the host routines (src/proxy). Group forms (_tg: the block, _htg: the warp) spread
+ * a copy over the group's threads and begin and end with the group's barrier. Included by shmemg.h for device code. */
+#ifndef GSHMEM_SHMEMG_DEVICE_H
+#define GSHMEM_SHMEMG_DEVICE_H
+
+#include <gshmem/device/state.h>
+#include <shmem.h>
+#include <stddef.h>
+#include <stdint.h>
+#if defined(__CUDACC__) && !defined(GSHMEM_EMULATE_GPU)
+#include <cuda_runtime.h>
+#elif defined(__HIPCC__)
+#include <hip/hip_runtime.h>
+#endif
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define SHMEMGI_D __device__ __forceinline__
+#define SHMEMGI_CONST __constant__
+#else /* the CPU emulation: plain C++ */
+#define SHMEMGI_D inline
+#define SHMEMGI_CONST
+#endif
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define SHMEMGI_DEVICE_PASS 1
+#endif
+
+extern "C" {
+/* host: a translation unit's way to receive the device state (libgshmem calls it at shmem_init and finalize) */
+void gshmemx_device_register_unit(int (*upload)(const void *state, size_t len));
+#ifdef GSHMEM_EMULATE_GPU
+/* the emulation reaches the library directly: report a misuse and end the job; wake the proxy */
+void gshmemx_emu_device_fail(unsigned what, const char *fn, int pe, const void *addr, size_t len)
+    __attribute__((noreturn));
+void gshmemx_emu_proxy_doorbell(void);
+#endif
+}
+
+namespace shmemgi {
+
+/* ---- the device state: one copy per translation unit ---- */
+static SHMEMGI_CONST struct shmemgi_dstate state_tu;
+SHMEMGI_D const struct shmemgi_dstate &st() { return state_tu; }
+
+#if !defined(SHMEMGI_DEVICE_PASS)
+namespace {
+inline int upload(const void *src, size_t len) {
+#if defined(GSHMEM_EMULATE_GPU)
+    __builtin_memcpy((void *)&state_tu, src, len);
+    return 0;
+#elif defined(__CUDACC__)
+    return cudaMemcpyToSymbol(state_tu, src, len) != cudaSuccess;
+#elif defined(__HIPCC__)
+    return hipMemcpyToSymbol(HIP_SYMBOL(state_tu), src, len) != hipSuccess;
+#endif
+}
+struct unit_registration {
+    unit_registration() { gshmemx_device_register_unit(&upload); }
+};
+static unit_registration unit_registration_instance;
+} // namespace
+#endif
+
+/* ---- what the three compilers differ in ---- */
+SHMEMGI_D void pause() {
+#if defined(GSHMEM_EMULATE_GPU)
+    gshmem_emu_yield();
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    __nanosleep(128);
+#elif defined(__HIP_DEVICE_COMPILE__)
+    __builtin_amdgcn_s_sleep(2);
+#endif
+}
+SHMEMGI_D void fence_system() { __threadfence_system(); }
+SHMEMGI_D unsigned tg_rank() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+SHMEMGI_D unsigned tg_size() { return blockDim.x * blockDim.y * blockDim.z; }
+SHMEMGI_D void tg_sync() { __syncthreads(); }
+SHMEMGI_D unsigned htg_rank() { return tg_rank() % (unsigned)warpSize; }
+SHMEMGI_D unsigned htg_size() {
+    unsigned base = tg_rank() - htg_rank(), n = tg_size() - base;
+    return n < (unsigned)warpSize ? n : (unsigned)warpSize;
+}
+SHMEMGI_D void htg_sync() {
+#if defined(__HIPCC__)
+    __builtin_amdgcn_wave_barrier();
+#else
+    __syncwarp(htg_size() == 32 ? 0xffffffffu : (1u << htg_size()) - 1);
+#endif
+}
+SHMEMGI_D uint64_t htg_bcast(uint64_t v) {
+#if defined(__HIPCC__)
+    return __shfl(v, 0);
+#else
+    return __shfl_sync(htg_size() == 32 ? 0xffffffffu : (1u << htg_size()) - 1, v, 0);
+#endif
+}
+SHMEMGI_D uint64_t vload64(const void *p) { return *(const volatile uint64_t *)p; }
+SHMEMGI_D uint32_t vload32(const void *p) { return *(const volatile uint32_t *)p; }
+SHMEMGI_D void vstore64(void *p, uint64_t v) { *(volatile uint64_t *)p = v; }
+SHMEMGI_D void vstore32(void *p, uint32_t v) { *(volatile uint32_t *)p = v; }
+typedef unsigned long long ull;
+
+/* ---- misuse: reported through the host, then the job ends ---- */
+SHMEMGI_D void fail(unsigned what, const char *fn, int pe, const void *addr, size_t len) {
+#if defined(GSHMEM_EMULATE_GPU)
+    gshmemx_emu_device_fail(what, fn, pe, addr, len);
+#else
+    const struct shmemgi_dstate &s = st();
+    struct shmemgi_derror *e = s.err;
+    if (!e) /* no state: kernel-side communication was not set up; the launch fails with this trap */
+        __trap();
+    if (atomicCAS(s.err_claim, 0u, 1u) == 0u) { /* the first report is the one printed */
+        e->pe = pe;
+        e->addr = (uint64_t)(uintptr_t)addr;
+        e->len = len;
+        e->what = what;
+        int i = 0;
+        for (; fn && fn[i] && i < (int)sizeof e->fn - 1; i++)
+            e->fn[i] = fn[i];
+        e->fn[i] = '\0';
+        fence_system();
+        vstore32(&e->flag, 1);
+    }
+    for (;;) /* the proxy prints it and ends the job */
+        pause();
+#endif
+}
+
+SHMEMGI_D void check_init(const char *fn) {
+    if (st().magic != SHMEMGI_DSTATE_MAGIC)
+        fail(SHMEMGI_ERR_NOT_INIT, fn, -1, nullptr, 0);
+}
+
+/* The segment holding [p, p+len), and p's offset in it; a misuse otherwise. */
+SHMEMGI_D const struct shmemgi_dseg &seg_of(const void *p, size_t len, uint64_t *off, const char *fn, int pe) {
+    const struct shmemgi_dstate &s = st();
+    uint64_t a = (uint64_t)(uintptr_t)p;
+    for (int i = 0; i < s.nsegs; i++) {
+        uint64_t o = a - s.seg[i].base;
+        if (o < s.seg[i].size && len <= s.seg[i].size - o) {
+            *off = o;
+            return s.seg[i];
+        }
+    }
+    fail(SHMEMGI_ERR_ADDR, fn, pe, p, len);
+    return s.seg[0];
+}
+
+/* ---- teams and contexts: the host's handles, looked up in the tables the library keeps for the device ---- */
+SHMEMGI_D const struct shmemgi_dteam &team_of(shmem_team_t t, const char *fn) {
+    const struct shmemgi_dstate &s = st();
+    uint64_t h = (uint64_t)(uintptr_t)t;
+    for (int i = 0; i < SHMEMGI_MAX_DTEAMS; i++)
+        if (s.teams[i].handle == h && h)
+            return s.teams[i];
+    fail(SHMEMGI_ERR_TEAM, fn, -1, (const void *)t, 0);
+    return s.teams[0];
+}
+SHMEMGI_D int ctx_index(shmem_ctx_t c, const char *fn) {
+    const struct shmemgi_dstate &s = st();
+    uint64_t h = (uint64_t)(uintptr_t)c;
+    if (h == s.ctx_default)
+        return 0;
+    for (int i = 1; i < SHMEMGI_MAX_DCTX; i++)
+        if (s.ctxs[i].handle == h && h)
+            return i;
+    fail(SHMEMGI_ERR_CTX, fn, -1, (const void *)c, 0);
+    return 0;
+}
+SHMEMGI_D int team_world_pe(const struct shmemgi_dteam &t, int i) { return t.pes ? t.pes[i] : t.start + i * t.stride; }
+/* a context's team-relative PE -> world PE, checked */
+SHMEMGI_D int world_pe(int ctx, int pe, const char *fn) {
+    const struct shmemgi_dstate &s = st();
+    if (ctx == 0) {
+        if ((unsigned)pe >= (unsigned)s.n_pes)
+            fail(SHMEMGI_ERR_PE, fn, pe, nullptr, 0);
+        return pe;
+    }
+    const struct shmemgi_dteam &t = s.teams[s.ctxs[ctx].team];
+    if ((unsigned)pe >= (unsigned)t.size)
+        fail(SHMEMGI_ERR_PE, fn, pe, nullptr, 0);
+    return team_world_pe(t, pe);
+}
+
+/* ---- the proxy: a request in the ring; blocking ones wait for the proxy's answer (res: all 16 bytes of it) ---- */
+SHMEMGI_D uint64_t proxy(struct shmemgi_req r, int ctx, uint64_t *res = nullptr) {
+    const struct shmemgi_dstate &s = st();
+    struct shmemgi_ring *R = s.ring;
+    atomicAdd((ull *)&s.issued[ctx], 1ull); /* before it can be executed: a quiet that sees every issued request
+                                               executed and quieted can be skipped */
+    uint64_t t = atomicAdd((ull *)s.ring_tail, 1ull);
+    struct shmemgi_req *q = &R->slot[t % SHMEMGI_RING_SLOTS];
+    while (vload64(&q->seq) != t) /* the ring is full: wait for the proxy to free this slot */
+        pause();
+    r.ctx = ctx;
+    r.done = 0;
+    const uint64_t *src = (const uint64_t *)&r;
+    volatile uint64_t *dst = (volatile uint64_t *)q;
+    for (unsigned i = 1; i < sizeof r / 8; i++) /* everything but seq */
+        dst[i] = src[i];
+    fence_system();
+    vstore64(&q->seq, t + 1);
+#if defined(GSHMEM_EMULATE_GPU)
+    gshmemx_emu_proxy_doorbell();
+#endif
+    if (!r.wait)
+        return 0;
+    while (!vload32(&q->done))
+        pause();
+    uint64_t lo = vload64(&q->result[0]);
+    if (res) {
+        res[0] = lo;
+        res[1] = vload64(&q->result[1]);
+    }
+    fence_system();
+    vstore64(&q->seq, t + SHMEMGI_RING_SLOTS); /* free for the ticket one turn later */
+    return lo;
+}
+
+/* ---- data movement ---- */
+SHMEMGI_D void copy_range(void *dst, const void *src, size_t n, unsigned rank, unsigned size) {
+    char *d = (char *)dst;
+    const char *s = (const char *)src;
+    if (!(((uintptr_t)d | (uintptr_t)s) & 15)) {
+        size_t n16 = n / 16;
+        for (size_t i = rank; i < n16; i += size) {
+            const ull *a = (const ull *)(s + i * 16);
+            ull *b = (ull *)(d + i * 16);
+            ull x = a[0], y = a[1];
+            b[0] = x;
+            b[1] = y;
+        }
+        for (size_t i = n16 * 16 + rank; i < n; i += size)
+            d[i] = s[i];
+    } else if (!(((uintptr_t)d | (uintptr_t)s) & 7)) {
+        size_t n8 = n / 8;
+        for (size_t i = rank; i < n8; i += size)
+            ((ull *)d)[i] = ((const ull *)s)[i];
+        for (size_t i = n8 * 8 + rank; i < n; i += size)
+            d[i] = s[i];
+    } else {
+        for (size_t i = rank; i < n; i += size)
+            d[i] = s[i];
+    }
+}
+
+/* the address of pe's copy of p if this PE maps it, else nullptr (with *off the offset in its segment) */
+SHMEMGI_D char *peer_addr(const void *p, size_t len, int pe, const char *fn) {
+    uint64_t off;
+    const struct shmemgi_dseg &g = seg_of(p, len, &off, fn, pe);
+    uint64_t b = g.peer[pe];
+    return b ? (char *)(uintptr_t)(b + off) : nullptr;
+}
+
+enum { PUT, GET };
+/* put or get of n bytes by a group of `size` threads (1 for the thread form), this thread being `rank` */
+SHMEMGI_D void rma(int dir, int ctx, void *dest, const void *src, size_t n, int pe, int nbi, unsigned rank,
+                   unsigned size, const char *fn) {
+    check_init(fn);
+    int wpe = world_pe(ctx, pe, fn);
+    const void *remote = dir == PUT ? dest : src;
+    const void *local = dir == PUT ? src : dest;
+    uint64_t off;
+    seg_of(local, n, &off, fn, wpe); /* the local buffer must be in the GPU heap too */
+    char *p = peer_addr(remote, n, wpe, fn);
+    if (p) {
+        if (dir == PUT)
+            copy_range(p, src, n, rank, size);
+        else
+            copy_range(dest, p, n, rank, size);
+        return;
+    }
+    if (rank == 0) {
+        struct shmemgi_req r = {};
+        r.op = dir == PUT ? SHMEMGI_OP_PUT : SHMEMGI_OP_GET;
+        r.pe = wpe;
+        r.dst = (uint64_t)(uintptr_t)dest;
+        r.src = (uint64_t)(uintptr_t)src;
+        r.len = n;
+        r.wait = !nbi;
+        proxy(r, ctx);
+    }
+}
+
+SHMEMGI_D uint64_t amo_direct(void *p, int op, uint64_t v, uint64_t c, int size) {
+    if (size == 4) {
+        unsigned *q = (unsigned *)p, x = (unsigned)v, y = (unsigned)c;
+        switch (op) {
+        case SHMEMGI_AMO_FETCH: return atomicOr_system(q, 0u);
+        case SHMEMGI_AMO_SET: atomicExch_system(q, x); return 0;
+        case SHMEMGI_AMO_SWAP: return atomicExch_system(q, x);
+        case SHMEMGI_AMO_CSWAP: return atomicCAS_system(q, y, x);
+        case SHMEMGI_AMO_FETCH_INC:
+        case SHMEMGI_AMO_INC: return atomicAdd_system(q, 1u);
+        case SHMEMGI_AMO_FETCH_ADD:
+        case SHMEMGI_AMO_ADD: return atomicAdd_system(q, x);
+        case SHMEMGI_AMO_FETCH_AND:
+        case SHMEMGI_AMO_AND: return atomicAnd_system(q, x);
+        case SHMEMGI_AMO_FETCH_OR:
+        case SHMEMGI_AMO_OR: return atomicOr_system(q, x);
+        default: return atomicXor_system(q, x);
+        }
+    }
+    ull *q = (ull *)p, x = (ull)v, y = (ull)c;
+    switch (op) {
+    case SHMEMGI_AMO_FETCH: return atomicOr_system(q, 0ull);
+    case SHMEMGI_AMO_SET: atomicExch_system(q, x); return 0;
+    case SHMEMGI_AMO_SWAP: return atomicExch_system(q, x);
+    case SHMEMGI_AMO_CSWAP: return atomicCAS_system(q, y, x);
+    case SHMEMGI_AMO_FETCH_INC:
+    case SHMEMGI_AMO_INC: return atomicAdd_system(q, 1ull);
+    case SHMEMGI_AMO_FETCH_ADD:
+    case SHMEMGI_AMO_ADD: return atomicAdd_system(q, x);
+    case SHMEMGI_AMO_FETCH_AND:
+    case SHMEMGI_AMO_AND: return atomicAnd_system(q, x);
+    case SHMEMGI_AMO_FETCH_OR:
+    case SHMEMGI_AMO_OR: return atomicOr_system(q, x);
+    default: return atomicXor_system(q, x);
+    }
+}
+
+SHMEMGI_D int amo_fetches(int op) {
+    return op == SHMEMGI_AMO_FETCH || op == SHMEMGI_AMO_SWAP || op == SHMEMGI_AMO_CSWAP ||
+           op == SHMEMGI_AMO_FETCH_INC || op == SHMEMGI_AMO_FETCH_ADD || op == SHMEMGI_AMO_FETCH_AND ||
+           op == SHMEMGI_AMO_FETCH_OR || op == SHMEMGI_AMO_FETCH_XOR;
+}
+
+/* an atomic on pe's copy of dest; fetch (nbi fetching forms) receives the old value, else it is returned */
+SHMEMGI_D uint64_t amo(int ctx, int op, void *dest, uint64_t v, uint64_t c, int size, int pe, void *fetch,
+                       const char *fn) {
+    check_init(fn);
+    int wpe = world_pe(ctx, pe, fn);
+    if ((uintptr_t)dest & (size_t)(size - 1))
+        fail(SHMEMGI_ERR_ALIGN, fn, wpe, dest, (size_t)size);
+    if (fetch) {
+        uint64_t off;
+        seg_of(fetch, (size_t)size, &off, fn, wpe);
+    }
+    char *p = peer_addr(dest, (size_t)size, wpe, fn);
+    if (p && !st().amo_proxy) {
+        uint64_t old = amo_direct(p, op, v, c, size);
+        if (fetch) {
+            if (size == 4)
+                *(unsigned *)fetch = (unsigned)old;
+            else
+                *(ull *)fetch = old;
+        }
+        return old;
+    }
+    struct shmemgi_req r = {};
+    r.op = SHMEMGI_OP_AMO;
+    r.amo = (uint32_t)op;
+    r.size = (uint32_t)size;
+    r.pe = wpe;
+    r.dst = (uint64_t)(uintptr_t)dest;
+    r.src = (uint64_t)(uintptr_t)fetch; /* nbi fetching: where the proxy stores the old value */
+    r.value = v;
+    r.cond = c;
+    r.wait = amo_fetches(op) && !fetch;
+    return proxy(r, ctx);
+}
+
+SHMEMGI_D void put_signal(int ctx, void *dest, const void *src, size_t n, uint64_t *sig, uint64_t signal, int sig_op,
+                          int pe, int nbi, unsigned rank, unsigned size, void (*gsync)(), const char *fn) {
+    check_init(fn);
+    if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
+        fail(SHMEMGI_ERR_SIGOP, fn, pe, sig, (size_t)sig_op);
+    int wpe = world_pe(ctx, pe, fn);
+    uint64_t off;
+    seg_of(src, n, &off, fn, wpe);
+    char *p = peer_addr(dest, n, wpe, fn), *ps = peer_addr(sig, 8, wpe, fn);
+    if (p && ps && !st().amo_proxy) {
+        copy_range(p, src, n, rank, size);
+        if (gsync)
+            gsync(); /* every thread's part is written */
+        if (rank == 0) {
+            fence_system(); /* the data before the signal */
+            if (sig_op == SHMEM_SIGNAL_SET)
+                atomicExch_system((ull *)ps, (ull)signal);
+            else
+                atomicAdd_system((ull *)ps, (ull)signal);
+        }
+        return;
+    }
+    if (rank == 0) {
+        struct shmemgi_req r = {};
+        r.op = SHMEMGI_OP_PUT_SIGNAL;
+        r.amo = (uint32_t)sig_op;
+        r.pe = wpe;
+        r.dst = (uint64_t)(uintptr_t)dest;
+        r.src = (uint64_t)(uintptr_t)src;
+        r.len = n;
+        r.sig = (uint64_t)(uintptr_t)sig;
+        r.value = signal;
+        r.wait = !nbi;
+        proxy(r, ctx);
+    }
+}
+
+/* ---- ordering ---- */
+SHMEMGI_D void fence(int ctx) {
+    fence_system(); /* the calling thread's stores (direct puts, AMOs) are ordered */
+    const struct shmemgi_dstate &s = st();
+    if (s.issued[ctx] != s.ring->quieted[ctx]) { /* requests may be in flight: the proxy orders what follows */
+        struct shmemgi_req r = {};
+        r.op = SHMEMGI_OP_FENCE;
+        r.pe = -1;
+        proxy(r, ctx);
+    }
+}
+SHMEMGI_D void quiet(int ctx) {
+    fence_system();
+    const struct shmemgi_dstate &s = st();
+    if (vload64(&s.issued[ctx]) != vload64(&s.ring->quieted[ctx])) {
+        struct shmemgi_req r = {};
+        r.op = SHMEMGI_OP_QUIET;
+        r.pe = -1;
+        r.wait = 1;
+        proxy(r, ctx);
+    }
+}
+
+/* ---- waits on local objects ---- */
+template <class T> SHMEMGI_D T load(const T *p) { return *(const volatile T *)p; }
+template <class T> SHMEMGI_D int cmp(T a, int op, T b) {
+    switch (op) {
+    case SHMEM_CMP_EQ: return a == b;
+    case SHMEM_CMP_NE: return a != b;
+    case SHMEM_CMP_GT: return a > b;
+    case SHMEM_CMP_GE: return a >= b;
+    case SHMEM_CMP_LT: return a < b;
+    default: return a <= b;
+    }
+}
+template <class T> SHMEMGI_D void check_wait(const T *ivar, int op, const char *fn) {
+    check_init(fn);
+    if (op < SHMEM_CMP_EQ || op > SHMEM_CMP_LE)
+        fail(SHMEMGI_ERR_CMP, fn, op, ivar, 0);
+    uint64_t off;
+    seg_of(ivar, sizeof(T), &off, fn, -1);
+}
+template <class T> SHMEMGI_D T wait_until(const T *ivar, int op, T v, const char *fn) {
+    check_wait(ivar, op, fn);
+    T x;
+    while (!cmp(x = load(ivar), op, v))
+        pause();
+    fence_system(); /* what the writer stored before the value is seen after it */
+    return x;
+}
+template <class T> SHMEMGI_D int test(const T *ivar, int op, T v, const char *fn) {
+    check_wait(ivar, op, fn);
+    int r = cmp(load(ivar), op, v);
+    if (r)
+        fence_system();
+    return r;
+}
+
+/* ---- barriers of device teams: dissemination, a counter per round in each member's GPU heap ---- */
+SHMEMGI_D int team_sync(const struct shmemgi_dteam &t, const char *fn) {
+    const struct shmemgi_dstate &s = st();
+    fence_system(); /* memory stores before the barrier are seen after it */
+    int n = t.size, me = t.my_pe;
+    if (n <= 1)
+        return 0;
+    uint64_t e = ++s.epoch[t.index];
+    uint64_t *row = s.sync + (size_t)t.index * SHMEMGI_SYNC_ROUNDS;
+    for (int k = 0, d = 1; d < n; k++, d <<= 1) {
+        amo(0, SHMEMGI_AMO_ADD, &row[k], 1, 0, 8, team_world_pe(t, (me + d) % n), nullptr, fn);
+        while (load(&row[k]) < e)
+            pause();
+    }
+    fence_system();
+    return 0;
+}
+
+/* ---- typed helpers (shmemg_device_typed.h calls them) ---- */
+template <class T> SHMEMGI_D uint64_t bits(T v) {
+    uint64_t u = 0;
+    __builtin_memcpy(&u, &v, sizeof v);
+    return u;
+}
+template <class T> SHMEMGI_D T from_bits(uint64_t u) {
+    T v;
+    __builtin_memcpy(&v, &u, sizeof v);
+    return v;
+}
+template <class T> SHMEMGI_D void p(int ctx, T *dest, T value, int pe, const char *fn) {
+    check_init(fn);
+    int wpe = world_pe(ctx, pe, fn);
+    char *q = peer_addr(dest, sizeof(T), wpe, fn);
+    if (q) {
+        *(T *)q = value;
+        return;
+    }
+    struct shmemgi_req r = {};
+    r.op = SHMEMGI_OP_PUT;
+    r.pe = wpe;
+    r.dst = (uint64_t)(uintptr_t)dest;
+    r.len = sizeof(T);
+    r.size = 1; /* the data travels in the request (value, then cond for 16-byte types) */
+    uint64_t v[2] = {0, 0};
+    __builtin_memcpy(v, &value, sizeof value);
+    r.value = v[0];
+    r.cond = v[1];
+    proxy(r, ctx);
+}
+template <class T> SHMEMGI_D T g(int ctx, const T *src, int pe, const char *fn) {
+    check_init(fn);
+    int wpe = world_pe(ctx, pe, fn);
+    const char *q = peer_addr(src, sizeof(T), wpe, fn);
+    if (q)
+        return *(const volatile T *)q;
+    struct shmemgi_req r = {};
+    r.op = SHMEMGI_OP_GET;
+    r.pe = wpe;
+    r.src = (uint64_t)(uintptr_t)src;
+    r.len = sizeof(T);
+    r.size = 1; /* the data comes back in the request (result, then pad) */
+    r.wait = 1;
+    uint64_t res[2];
+    proxy(r, ctx, res);
+    T v;
+    __builtin_memcpy(&v, res, sizeof v);
+    return v;
+}
+template <class T> SHMEMGI_D T amo_t(int ctx, int op, T *dest, T value, T cond, int pe, T *fetch, const char *fn) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "OpenSHMEM atomics are on 4- and 8-byte objects");
+    return from_bits<T>(amo(ctx, op, dest, bits(value), bits(cond), (int)sizeof(T), pe, fetch, fn));
+}
+template <class T> SHMEMGI_D void wait_until_tg(const T *ivar, int op, T v, const char *fn) {
+    tg_sync();
+    if (tg_rank() == 0)
+        wait_until(ivar, op, v, fn);
+    tg_sync();
+}
+template <class T> SHMEMGI_D void wait_until_htg(const T *ivar, int op, T v, const char *fn) {
+    htg_sync();
+    if (htg_rank() == 0)
+        wait_until(ivar, op, v, fn);
+    htg_sync();
+    fence_system();
+}
+template <class T> SHMEMGI_D int test_tg(const T *ivar, int op, T v, const char *fn) {
+    __shared__ int r;
+    tg_sync();
+    if (tg_rank() == 0)
+        r = test(ivar, op, v, fn);
+    tg_sync();
+    int x = r;
+    tg_sync();
+    return x;
+}
+template <class T> SHMEMGI_D int test_htg(const T *ivar, int op, T v, const char *fn) {
+    int r = 0;
+    htg_sync();
+    if (htg_rank() == 0)
+        r = test(ivar, op, v, fn);
+    r = (int)htg_bcast((uint64_t)r);
+    fence_system();
+    return r;
+}
+
+} // namespace shmemgi
+
+/* ==== the specification's device routines (untyped; typed ones in shmemg_device_typed.h) ==== */
+#define SHMEMGI_API SHMEMGI_D
+
+#if defined(SHMEMGI_DEVICE_PASS)
+#undef SHMEM_DEVICE_CTX_DEFAULT
+#undef SHMEM_DEVICE_TEAM_WORLD
+#undef SHMEM_DEVICE_TEAM_SHARED
+#define SHMEM_DEVICE_CTX_DEFAULT ((shmem_ctx_t)(uintptr_t)shmemgi::st().ctx_default)
+#define SHMEM_DEVICE_TEAM_WORLD ((shmem_team_t)(uintptr_t)shmemgi::st().team_world)
+#define SHMEM_DEVICE_TEAM_SHARED ((shmem_team_t)(uintptr_t)shmemgi::st().team_shared)
+#endif
+
+SHMEMGI_API int shmemg_my_pe(void) {
+    shmemgi::check_init("shmemg_my_pe");
+    return shmemgi::st().my_pe;
+}
+SHMEMGI_API int shmemg_n_pes(void) {
+    shmemgi::check_init("shmemg_n_pes");
+    return shmemgi::st().n_pes;
+}
+SHMEMGI_API void *shmemg_ptr(const void *dest, int pe) {
+    shmemgi::check_init("shmemg_ptr");
+    if ((unsigned)pe >= (unsigned)shmemgi::st().n_pes)
+        shmemgi::fail(SHMEMGI_ERR_PE, "shmemg_ptr", pe, dest, 0);
+    return shmemgi::peer_addr(dest, 1, pe, "shmemg_ptr");
+}
+
+#define SHMEMGI_RMA_FORMS(NAME, DIR, NBI)                                                                              \
+    SHMEMGI_API void shmemg_##NAME(void *dest, const void *source, size_t nelems, int pe) {                            \
+        shmemgi::rma(shmemgi::DIR, 0, dest, source, nelems, pe, NBI, 0, 1, "shmemg_" #NAME);                           \
+    }                                                                                                                  \
+    SHMEMGI_API void shmemg_ctx_##NAME(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) {       \
+        int c = shmemgi::ctx_index(ctx, "shmemg_ctx_" #NAME);                                                          \
+        shmemgi::rma(shmemgi::DIR, c, dest, source, nelems, pe, NBI, 0, 1, "shmemg_ctx_" #NAME);                       \
+    }                                                                                                                  \
+    SHMEMGI_API void shmemg_##NAME##_tg(void *dest, const void *source, size_t nelems, int pe) {                       \
+        shmemgi::tg_sync();                                                                                            \
+        shmemgi::rma(shmemgi::DIR, 0, dest, source, nelems, pe, NBI, shmemgi::tg_rank(), shmemgi::tg_size(),           \
+                     "shmemg_" #NAME "_tg");                                                                           \
+        shmemgi::tg_sync();                                                                                            \
+    }                                                                                                                  \
+    SHMEMGI_API void shmemg_ctx_##NAME##_tg(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) {  \
+        int c = shmemgi::ctx_index(ctx, "shmemg_ctx_" #NAME "_tg");                                                    \
+        shmemgi::tg_sync();                                                                                            \
+        shmemgi::rma(shmemgi::DIR, c, dest, source, nelems, pe, NBI, shmemgi::tg_rank(), shmemgi::tg_size(),           \
+                     "shmemg_ctx_" #NAME "_tg");                                                                       \
+        shmemgi::tg_sync();                                                                                            \
+    }                                                                                                                  \
+    SHMEMGI_API void shmemg_##NAME##_htg(void *dest, const void *source, size_t nelems, int pe) {                      \
+        shmemgi::htg_sync();                                                                                           \
+        shmemgi::rma(shmemgi::DIR, 0, dest, source, nelems, pe, NBI, shmemgi::htg_rank(), shmemgi::htg_size(),         \
+                     "shmemg_" #NAME "_htg");                                                                          \
+        shmemgi::htg_sync();                                                                                           \
+    }                                                                                                                  \
+    SHMEMGI_API void shmemg_ctx_##NAME##_htg(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { \
+        int c = shmemgi::ctx_index(ctx, "shmemg_ctx_" #NAME "_htg");                                                   \
+        shmemgi::htg_sync();                                                                                           \
+        shmemgi::rma(shmemgi::DIR, c, dest, source, nelems, pe, NBI, shmemgi::htg_rank(), shmemgi::htg_size(),         \
+                     "shmemg_ctx_" #NAME "_htg");                                                                      \
+        shmemgi::htg_sync();                                                                                           \
+    }
+SHMEMGI_RMA_FORMS(putmem, PUT, 0)
+SHMEMGI_RMA_FORMS(putmem_nbi, PUT, 1)
+SHMEMGI_RMA_FORMS(getmem, GET, 0)
+SHMEMGI_RMA_FORMS(getmem_nbi, GET, 1)
+#undef SHMEMGI_RMA_FORMS
+
+namespace shmemgi {
+SHMEMGI_D void tg_sync_fn() { tg_sync(); }
+SHMEMGI_D void htg_sync_fn() { htg_sync(); }
+} // namespace shmemgi
+
+#define SHMEMGI_SIGNAL_FORMS(NAME, NBI)                                                                                \
+    SHMEMGI_API void shmemg_##NAME(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, \
+                                   int sig_op, int pe) {                                                               \
+        shmemgi::put_signal(0, dest, source, nelems, sig_addr, signal, sig_op, pe, NBI, 0, 1, nullptr,                 \
+                            "shmemg_" #NAME);                                                                          \
+    }                                                                                                                  \
+    SHMEMGI_API void shmemg_ctx_##NAME(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,                 \
+                                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {                      \
+        int c = shmemgi::ctx_index(ctx, "shmemg_ctx_" #NAME);                                                          \
+        shmemgi::put_signal(c, dest, source, nelems, sig_addr, signal, sig_op, pe, NBI, 0, 1, nullptr,                 \
+                            "shmemg_ctx_" #NAME);                                                                      \
+    }                                                                                                                  \
+    SHMEMGI_API void shmemg_##NAME##_tg(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,             \
+                                        uint64_t signal, int sig_op, int pe) {                                         \
+        shmemgi::tg_sync();                                                                                            \
+        shmemgi::put_signal(0, dest, source, nelems, sig_addr, signal, sig_op, pe, NBI, shmemgi::tg_rank(),            \
+                            shmemgi::tg_size(), shmemgi::tg_sync_fn, "shmemg_" #NAME "_tg");                           \
+        shmemgi::tg_sync();                                                                                            \
+    }                                                                                                                  \
+    SHMEMGI_API void shmemg_ctx_##NAME##_tg(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,            \
+                                            uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {                 \
+        int c = shmemgi::ctx_index(ctx, "shmemg_ctx_" #NAME "_tg");                                                    \
+        shmemgi::tg_sync();                                                                                            \
+        shmemgi::put_signal(c, dest, source, nelems, sig_addr, signal, sig_op, pe, NBI, shmemgi::tg_rank(),            \
+                            shmemgi::tg_size(), shmemgi::tg_sync_fn, "shmemg_ctx_" #NAME "_tg");                       \
+        shmemgi::tg_sync();                                                                                            \
+    }                                                                                                                  \
+    SHMEMGI_API void shmemg_##NAME##_htg(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,            \
+                                         uint64_t signal, int sig_op, int pe) {                                        \
+        shmemgi::htg_sync();                                                                                           \
+        shmemgi::put_signal(0, dest, source, nelems, sig_addr, signal, sig_op, pe, NBI, shmemgi::htg_rank(),           \
+                            shmemgi::htg_size(), shmemgi::htg_sync_fn, "shmemg_" #NAME "_htg");                        \
+        shmemgi::htg_sync();                                                                                           \
+    }                                                                                                                  \
+    SHMEMGI_API void shmemg_ctx_##NAME##_htg(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,           \
+                                             uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {                \
+        int c = shmemgi::ctx_index(ctx, "shmemg_ctx_" #NAME "_htg");                                                   \
+        shmemgi::htg_sync();                                                                                           \
+        shmemgi::put_signal(c, dest, source, nelems, sig_addr, signal, sig_op, pe, NBI, shmemgi::htg_rank(),           \
+                            shmemgi::htg_size(), shmemgi::htg_sync_fn, "shmemg_ctx_" #NAME "_htg");                    \
+        shmemgi::htg_sync();                                                                                           \
+    }
+SHMEMGI_SIGNAL_FORMS(putmem_signal, 0)
+SHMEMGI_SIGNAL_FORMS(putmem_signal_nbi, 1)
+#undef SHMEMGI_SIGNAL_FORMS
+
+SHMEMGI_API uint64_t shmemg_signal_fetch(const uint64_t *sig_addr) {
+    shmemgi::check_init("shmemg_signal_fetch");
+    uint64_t off;
+    shmemgi::seg_of(sig_addr, 8, &off, "shmemg_signal_fetch", -1);
+    uint64_t v = shmemgi::load(sig_addr);
+    shmemgi::fence_system();
+    return v;
+}
+SHMEMGI_API uint64_t shmemg_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
+    return shmemgi::wait_until<uint64_t>(sig_addr, cmp, cmp_value, "shmemg_signal_wait_until");
+}
+SHMEMGI_API uint64_t shmemg_signal_wait_until_tg(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
+    __shared__ uint64_t seen;
+    shmemgi::tg_sync();
+    if (shmemgi::tg_rank() == 0)
+        seen = shmemgi::wait_until<uint64_t>(sig_addr, cmp, cmp_value, "shmemg_signal_wait_until_tg");
+    shmemgi::tg_sync();
+    uint64_t v = seen;
+    shmemgi::tg_sync();
+    return v;
+}
+SHMEMGI_API uint64_t shmemg_signal_wait_until_htg(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
+    uint64_t v = 0;
+    shmemgi::htg_sync();
+    if (shmemgi::htg_rank() == 0)
+        v = shmemgi::wait_until<uint64_t>(sig_addr, cmp, cmp_value, "shmemg_signal_wait_until_htg");
+    v = shmemgi::htg_bcast(v);
+    shmemgi::fence_system();
+    return v;
+}
+
+#define SHMEMGI_ORDER_FORMS(NAME)                                                                                      \
+    SHMEMGI_API void shmemg_##NAME(void) {                                                                             \
+        shmemgi::check_init("shmemg_" #NAME);                                                                          \
+        shmemgi::NAME(0);                                                                                              \
+    }                                                                                                                  \
+    SHMEMGI_API void shmemg_ctx_##NAME(shmem_ctx_t ctx) {                                                              \
+        if (!ctx) /* SHMEM_CTX_INVALID: nothing to order or complete */                                                \
+            return;                                                                                                    \
+        shmemgi::check_init("shmemg_ctx_" #NAME);                                                                      \
+        shmemgi::NAME(shmemgi::ctx_index(ctx, "shmemg_ctx_" #NAME));                                                   \
+    }                                                                                                                  \
+    SHMEMGI_API void shmemg_##NAME##_tg(void) {                                                                        \
+        shmemgi::check_init("shmemg_" #NAME "_tg");                                                                    \
+        shmemgi::tg_sync();                                                                                            \
+        if (shmemgi::tg_rank() == 0)                                                                                   \
+            shmemgi::NAME(0);                                                                                          \
+        shmemgi::tg_sync();                                                                                            \
+    }                                                                                                                  \
+    SHMEMGI_API void shmemg_ctx_##NAME##_tg(shmem_ctx_t ctx) {                                                         \
+        if (!ctx)                                                                                                      \
+            return;                                                                                                    \
+        shmemgi::check_init("shmemg_ctx_" #NAME "_tg");                                                                \
+        int c = shmemgi::ctx_index(ctx, "shmemg_ctx_" #NAME "_tg");                                                    \
+        shmemgi::tg_sync();                                                                                            \
+        if (shmemgi::tg_rank() == 0)                                                                                   \
+            shmemgi::NAME(c);                                                                                          \
+        shmemgi::tg_sync();                                                                                            \
+    }                                                                                                                  \
+    SHMEMGI_API void shmemg_##NAME##_htg(void) {                                                                       \
+        shmemgi::check_init("shmemg_" #NAME "_htg");                                                                   \
+        shmemgi::htg_sync();                                                                                           \
+        if (shmemgi::htg_rank() == 0)                                                                                  \
+            shmemgi::NAME(0);                                                                                          \
+        shmemgi::htg_sync();                                                                                           \
+    }                                                                                                                  \
+    SHMEMGI_API void shmemg_ctx_##NAME##_htg(shmem_ctx_t ctx) {                                                        \
+        if (!ctx)                                                                                                      \
+            return;                                                                                                    \
+        shmemgi::check_init("shmemg_ctx_" #NAME "_htg");                                                               \
+        int c = shmemgi::ctx_index(ctx, "shmemg_ctx_" #NAME "_htg");                                                   \
+        shmemgi::htg_sync();                                                                                           \
+        if (shmemgi::htg_rank() == 0)                                                                                  \
+            shmemgi::NAME(c);                                                                                          \
+        shmemgi::htg_sync();                                                                                           \
+    }
+SHMEMGI_ORDER_FORMS(fence)
+SHMEMGI_ORDER_FORMS(quiet)
+#undef SHMEMGI_ORDER_FORMS
+
+SHMEMGI_API int shmemg_team_sync(shmem_team_t team) {
+    shmemgi::check_init("shmemg_team_sync");
+    return shmemgi::team_sync(shmemgi::team_of(team, "shmemg_team_sync"), "shmemg_team_sync");
+}
+SHMEMGI_API int shmemg_team_sync_tg(shmem_team_t team) {
+    shmemgi::check_init("shmemg_team_sync_tg");
+    const struct shmemgi_dteam &t = shmemgi::team_of(team, "shmemg_team_sync_tg");
+    shmemgi::tg_sync();
+    int r = 0;
+    if (shmemgi::tg_rank() == 0)
+        r = shmemgi::team_sync(t, "shmemg_team_sync_tg");
+    shmemgi::tg_sync();
+    return r;
+}
+SHMEMGI_API int shmemg_team_sync_htg(shmem_team_t team) {
+    shmemgi::check_init("shmemg_team_sync_htg");
+    const struct shmemgi_dteam &t = shmemgi::team_of(team, "shmemg_team_sync_htg");
+    shmemgi::htg_sync();
+    int r = 0;
+    if (shmemgi::htg_rank() == 0)
+        r = shmemgi::team_sync(t, "shmemg_team_sync_htg");
+    shmemgi::htg_sync();
+    return r;
+}
+SHMEMGI_API int shmemg_sync_all(void) { return shmemg_team_sync(SHMEM_DEVICE_TEAM_WORLD); }
+SHMEMGI_API int shmemg_sync_all_tg(void) { return shmemg_team_sync_tg(SHMEM_DEVICE_TEAM_WORLD); }
+SHMEMGI_API int shmemg_sync_all_htg(void) { return shmemg_team_sync_htg(SHMEM_DEVICE_TEAM_WORLD); }
+
+#include <gshmem/device/shmemg_device_typed.h>
+
+#endif

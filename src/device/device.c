@@ -1,0 +1,327 @@
+/* device.c - the device state (include/gshmem/device/state.h) and its copies: each translation unit that includes the
+ * device library registers a function that receives the state (cudaMemcpyToSymbol into its own __constant__ copy, a
+ * plain copy under the CPU emulation), so a .cu file needs neither relocatable device code nor a device link, and a
+ * shared library's kernels get it when the library is loaded. Tables the device reads on every operation (peer
+ * mappings, teams, contexts) live in device memory; the ring lives in host memory the device can reach. */
+#include "device/device.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gshmem/device/state.h>
+
+#include "gpu/gtl.h"
+#include "proxy/proxy.h"
+#include "shmemg.h"
+
+_Static_assert((int)SHMEMGI_AMO_XOR == (int)SHMEMI_AMO_XOR && (int)SHMEMGI_AMO_CSWAP == (int)SHMEMI_AMO_CSWAP,
+               "the device library numbers atomics as the host does");
+_Static_assert(SHMEMGI_MAX_DTEAMS == SHMEMI_MAX_TEAMS, "a device team's row is its collective slot");
+_Static_assert(sizeof(struct shmemgi_req) == 128, "a ring slot is 128 bytes");
+
+struct gshmem_ctx gshmem_ctx_device_default; /* shmemg.h: SHMEM_DEVICE_CTX_DEFAULT */
+
+static struct shmemgi_dstate hst; /* what every unit receives */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int (**units)(const void *, size_t);
+static int nunits, up;
+
+/* host shadows of the device tables, and where they live on the device */
+static struct shmemgi_dteam teams[SHMEMGI_MAX_DTEAMS];
+static struct shmemgi_dctx ctxs[SHMEMGI_MAX_DCTX];
+static struct shmemgi_dteam *d_teams;
+static struct shmemgi_dctx *d_ctxs;
+static int32_t *d_pes[SHMEMGI_MAX_DTEAMS]; /* team member lists */
+static uint64_t *d_peers[SHMEMGI_MAX_DSEGS];
+static uint64_t *d_counters; /* ring tail, issued[], the error claim */
+static struct shmemgi_ring *ring;
+static struct shmemgi_derror *derr;
+static void *sync_area;
+
+__attribute__((visibility("default"))) void gshmemx_device_register_unit(int (*upload)(const void *, size_t)) {
+    pthread_mutex_lock(&lock);
+    int (**u)(const void *, size_t) = realloc(units, (size_t)(nunits + 1) * sizeof *u);
+    if (u) {
+        units = u;
+        units[nunits++] = upload;
+    }
+    int now = up;
+    pthread_mutex_unlock(&lock);
+    if (!u)
+        shmemi_fatal("gshmem device library", "out of memory registering a translation unit");
+    if (now && upload(&hst, sizeof hst)) /* a shared library loaded after shmem_init */
+        shmemi_fatal("gshmem device library",
+                     "cannot hand the device state to a newly loaded unit (cudaMemcpyToSymbol failed)");
+}
+
+static void upload_all(const char *fn) {
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < nunits; i++)
+        if (units[i](&hst, sizeof hst)) {
+            pthread_mutex_unlock(&lock);
+            shmemi_fatal(fn,
+                         "cannot hand the device state to translation unit %d of the program "
+                         "(cudaMemcpyToSymbol failed): is the GPU the one current at shmem_init?",
+                         i);
+        }
+    pthread_mutex_unlock(&lock);
+}
+
+static void dev_write(void *dst, const void *src, size_t n, const char *fn) { shmemi_gtl_copy(dst, src, n, fn); }
+
+static void *dev_alloc(size_t n, const char *fn) {
+    void *p;
+    if (shmemi_gtl->alloc(n, &p))
+        shmemi_fatal(fn, "cannot allocate %zu bytes of GPU memory for the device library's tables", n);
+    shmemi_gtl_memset(p, 0, n, fn);
+    return p;
+}
+
+static void team_entry(struct gshmem_team *t, const char *fn) {
+    int s = t->slot;
+    struct shmemgi_dteam e = {.handle = (uint64_t)(uintptr_t)t,
+                              .start = t->start,
+                              .stride = t->stride,
+                              .size = t->size,
+                              .my_pe = t->my_pe,
+                              .index = s};
+    if (t->pes) {
+        if (d_pes[s]) {
+            shmemi_gtl_forget(d_pes[s]);
+            shmemi_gtl->free(d_pes[s], 0);
+        }
+        d_pes[s] = dev_alloc((size_t)t->size * sizeof(int32_t), fn);
+        int32_t *tmp = malloc((size_t)t->size * sizeof *tmp);
+        if (!tmp)
+            shmemi_fatal(fn, "out of memory");
+        for (int i = 0; i < t->size; i++)
+            tmp[i] = t->pes[i];
+        dev_write(d_pes[s], tmp, (size_t)t->size * sizeof *tmp, fn);
+        free(tmp);
+        e.pes = d_pes[s];
+    }
+    teams[s] = e;
+    dev_write(&d_teams[s], &e, sizeof e, fn);
+}
+
+int shmemi_device_init(char *why, size_t len) {
+    const char *fn = "shmem_init_thread";
+    if (!shmemi_gtl || shmemi_rt.dev_heap < 0) {
+        snprintf(why, len, "GPU support is off (%s)", shmemi_rt.gpu_why);
+        return -1;
+    }
+    if (shmemi_gtl == &shmemi_gtl_emu && !shmemi_gtl_emu_kernels) {
+        snprintf(why, len, "the emulated GPU runs kernels only in programs built with oshcc --emulate-gpu");
+        return -1;
+    }
+    if (!shmemi_gtl->host_alloc) {
+        snprintf(why, len, "the GPU backend (%s) cannot map host memory for the device", shmemi_gtl->name);
+        return -1;
+    }
+    memset(&hst, 0, sizeof hst);
+    hst.version = SHMEMGI_DSTATE_VERSION;
+    hst.my_pe = shmemi_rt.my_pe;
+    hst.n_pes = shmemi_rt.n_pes;
+    hst.amo_proxy = shmemi_rt.amo_net;
+    for (int i = 0; i < shmemi_rt.nsegs && hst.nsegs < SHMEMGI_MAX_DSEGS; i++) {
+        struct shmemi_seg *s = &shmemi_rt.segs[i];
+        if (s->kind != SHMEMI_MEM_DEVICE)
+            continue;
+        uint64_t *tmp = calloc((size_t)shmemi_rt.n_pes, sizeof *tmp);
+        if (!tmp)
+            shmemi_fatal(fn, "out of memory");
+        for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
+            tmp[pe] = (uint64_t)(uintptr_t)s->peer[pe];
+        int k = hst.nsegs++;
+        d_peers[k] = dev_alloc((size_t)shmemi_rt.n_pes * sizeof *tmp, fn);
+        dev_write(d_peers[k], tmp, (size_t)shmemi_rt.n_pes * sizeof *tmp, fn);
+        free(tmp);
+        hst.seg[k] = (struct shmemgi_dseg){(uint64_t)(uintptr_t)s->base, s->size, d_peers[k]};
+    }
+    d_teams = dev_alloc(sizeof teams, fn);
+    d_ctxs = dev_alloc(sizeof ctxs, fn);
+    memset(teams, 0, sizeof teams);
+    memset(ctxs, 0, sizeof ctxs);
+    /* counters the device's atomics change: the ring's tail, requests per context, the error claim */
+    d_counters = dev_alloc((2 + SHMEMGI_MAX_DCTX) * sizeof(uint64_t), fn);
+    if (shmemi_gtl->host_alloc(sizeof *ring, (void **)&ring) || shmemi_gtl->host_alloc(sizeof *derr, (void **)&derr)) {
+        snprintf(why, len, "cannot allocate host memory the GPU can reach (%s)", shmemi_gtl->name);
+        return -1;
+    }
+    for (uint64_t i = 0; i < SHMEMGI_RING_SLOTS; i++)
+        ring->slot[i].seq = i; /* slot i is free for ticket i */
+    /* the barrier counters of device teams, in the GPU heap: symmetric, so peers signal them as any object */
+    size_t sync_bytes = (size_t)SHMEMGI_MAX_DTEAMS * (SHMEMGI_SYNC_ROUNDS + 1) * sizeof(uint64_t);
+    sync_area = shmemi_seg_alloc(&shmemi_rt.segs[shmemi_rt.dev_heap], sync_bytes, 64, fn);
+    if (!sync_area) {
+        snprintf(why, len,
+                 "the GPU heap has no room for the device library's %zu bytes of barrier counters (set "
+                 "SHMEM_DEVICE_SYMMETRIC_SIZE larger)",
+                 sync_bytes);
+        return -1;
+    }
+    shmemi_gtl_memset(sync_area, 0, sync_bytes, fn);
+    hst.ring = ring;
+    hst.ring_tail = d_counters;
+    hst.issued = d_counters + 2;
+    hst.err = derr;
+    hst.err_claim = (uint32_t *)(d_counters + 1);
+    hst.sync = sync_area;
+    hst.epoch = (uint64_t *)sync_area + (size_t)SHMEMGI_MAX_DTEAMS * SHMEMGI_SYNC_ROUNDS;
+    hst.teams = d_teams;
+    hst.ctxs = d_ctxs;
+    hst.team_world = (uint64_t)(uintptr_t)SHMEM_DEVICE_TEAM_WORLD;
+    hst.team_shared = (uint64_t)(uintptr_t)SHMEM_DEVICE_TEAM_SHARED;
+    hst.ctx_default = (uint64_t)(uintptr_t)SHMEM_DEVICE_CTX_DEFAULT;
+    team_entry(&gshmem_team_device_world, fn);
+    team_entry(&gshmem_team_device_shared, fn);
+    gshmem_team_device_world.device = gshmem_team_device_shared.device = 1;
+    memset(&gshmem_ctx_device_default, 0, sizeof gshmem_ctx_device_default);
+    gshmem_ctx_device_default.team = &gshmem_team_device_world;
+    gshmem_ctx_device_default.options = SHMEM_DEVICE_CTX;
+    gshmem_ctx_device_default.size = shmemi_rt.n_pes;
+    gshmem_ctx_device_default.stride = 1;
+    ctxs[0] = (struct shmemgi_dctx){hst.ctx_default, gshmem_team_device_world.slot, 0};
+    dev_write(&d_ctxs[0], &ctxs[0], sizeof ctxs[0], fn);
+    if (shmemi_proxy_start(ring, derr, why, len))
+        return -1;
+    hst.magic = SHMEMGI_DSTATE_MAGIC;
+    upload_all(fn);
+    pthread_mutex_lock(&lock);
+    up = 1;
+    pthread_mutex_unlock(&lock);
+    shmemi_debug("kernel-side communication up: %d GPU segment(s), %d unit(s) with the device library, proxy running",
+                 hst.nsegs, nunits);
+    return 0;
+}
+
+int shmemi_device_up(void) { return up; }
+
+void shmemi_device_fini(void) {
+    if (!up)
+        return;
+    shmemi_proxy_stop();
+    pthread_mutex_lock(&lock);
+    up = 0;
+    pthread_mutex_unlock(&lock);
+    memset(&hst, 0, sizeof hst); /* kernels launched after finalize find no state */
+    upload_all("shmem_finalize");
+    for (int i = 0; i < SHMEMGI_MAX_DSEGS; i++)
+        if (d_peers[i]) {
+            shmemi_gtl_forget(d_peers[i]);
+            shmemi_gtl->free(d_peers[i], 0);
+            d_peers[i] = NULL;
+        }
+    for (int i = 0; i < SHMEMGI_MAX_DTEAMS; i++)
+        if (d_pes[i]) {
+            shmemi_gtl_forget(d_pes[i]);
+            shmemi_gtl->free(d_pes[i], 0);
+            d_pes[i] = NULL;
+        }
+    void *tables[] = {d_teams, d_ctxs, d_counters};
+    for (int i = 0; i < 3; i++) {
+        shmemi_gtl_forget(tables[i]);
+        shmemi_gtl->free(tables[i], 0);
+    }
+    d_teams = NULL;
+    d_ctxs = NULL;
+    d_counters = NULL;
+    shmemi_gtl->host_free(ring);
+    shmemi_gtl->host_free(derr);
+    ring = NULL;
+    derr = NULL;
+    sync_area = NULL; /* (the GPU heap goes with the segments) */
+}
+
+void shmemi_device_team_added(struct gshmem_team *t) {
+    if (!up)
+        return;
+    t->device = 1;
+    team_entry(t, "shmem_team_split");
+}
+
+void shmemi_device_team_removed(struct gshmem_team *t) {
+    if (!up || !t->device)
+        return;
+    int s = t->slot;
+    const char *fn = "shmem_team_destroy";
+    struct shmemgi_dteam e = {0};
+    teams[s] = e;
+    dev_write(&d_teams[s], &e, sizeof e, fn);
+    /* every member is past the team's last barrier (destroy synchronized them): its counters can start over */
+    uint64_t *row = hst.sync + (size_t)s * SHMEMGI_SYNC_ROUNDS;
+    shmemi_gtl_memset(row, 0, SHMEMGI_SYNC_ROUNDS * sizeof(uint64_t), fn);
+    shmemi_gtl_memset(&hst.epoch[s], 0, sizeof(uint64_t), fn);
+}
+
+int shmemi_device_ctx_added(struct gshmem_ctx *c) {
+    const char *fn = "shmem_ctx_create";
+    if (!up)
+        shmemi_fatal(fn, "SHMEM_DEVICE_CTX needs kernel-side communication: shmem_init_thread must provide "
+                         "SHMEM_DEVICE_KERNEL_INIT");
+    if (!c->team->device)
+        shmemi_fatal(fn, "a device context (SHMEM_DEVICE_CTX) needs a device team: SHMEM_DEVICE_TEAM_WORLD, "
+                         "SHMEM_DEVICE_TEAM_SHARED or a team split from them");
+    int max = shmemi_env.device_max_ctx > 0 && shmemi_env.device_max_ctx < SHMEMGI_MAX_DCTX
+                  ? (int)shmemi_env.device_max_ctx + 1
+                  : SHMEMGI_MAX_DCTX;
+    pthread_mutex_lock(&lock);
+    int k = -1;
+    for (int i = 1; i < max && k < 0; i++)
+        if (!ctxs[i].handle)
+            k = i;
+    if (k > 0)
+        ctxs[k] = (struct shmemgi_dctx){(uint64_t)(uintptr_t)c, c->team->slot, k};
+    pthread_mutex_unlock(&lock);
+    if (k < 0)
+        return -1;
+    dev_write(&d_ctxs[k], &ctxs[k], sizeof ctxs[k], fn);
+    return 0;
+}
+
+void shmemi_device_ctx_removed(struct gshmem_ctx *c) {
+    if (!up)
+        return;
+    for (int i = 1; i < SHMEMGI_MAX_DCTX; i++)
+        if (ctxs[i].handle == (uint64_t)(uintptr_t)c) {
+            struct shmemgi_dctx e = {0};
+            ctxs[i] = e;
+            dev_write(&d_ctxs[i], &e, sizeof e, "shmem_ctx_destroy");
+        }
+}
+
+/* ---- the CPU emulation's shortcuts: its kernels run in this process ---- */
+__attribute__((visibility("default"), noreturn)) void gshmemx_emu_device_fail(unsigned what, const char *fn, int pe,
+                                                                              const void *addr, size_t len) {
+    static const char *const text[] = {
+        [SHMEMGI_ERR_NOT_INIT] = "called before shmem_init_thread provided SHMEM_DEVICE_KERNEL_INIT (or after "
+                                 "shmem_finalize); initialize with shmem_init_thread(... | SHMEM_DEVICE_KERNEL_INIT, "
+                                 "&provided) and check provided",
+        [SHMEMGI_ERR_PE] = "target PE is out of range",
+        [SHMEMGI_ERR_ADDR] = "the address is not in the GPU symmetric heap; use memory from shmemg_malloc (or "
+                             "shmem_space_malloc on SHMEM_SPACE_DEVICE)",
+        [SHMEMGI_ERR_TEAM] = "the team is not a device team; use SHMEM_DEVICE_TEAM_WORLD, SHMEM_DEVICE_TEAM_SHARED "
+                             "or a team split from them",
+        [SHMEMGI_ERR_CTX] = "the context is not a device context; create it with SHMEM_DEVICE_CTX, or use "
+                            "SHMEM_DEVICE_CTX_DEFAULT",
+        [SHMEMGI_ERR_ALIGN] = "the atomic object is not aligned to its size",
+        [SHMEMGI_ERR_CMP] = "the comparison is not one of SHMEM_CMP_EQ/NE/GT/GE/LT/LE",
+        [SHMEMGI_ERR_SIGOP] = "the signal operation is not SHMEM_SIGNAL_SET or SHMEM_SIGNAL_ADD",
+    };
+    const char *t = what < sizeof text / sizeof text[0] && text[what] ? text[what] : "misuse";
+    char where[160] = "";
+    if (what == SHMEMGI_ERR_PE)
+        snprintf(where, sizeof where, " (PE %d; this job has %d PEs)", pe, shmemi_rt.n_pes);
+    else if (addr)
+        snprintf(where, sizeof where, " (%p, %zu bytes, PE %d)", addr, len, pe);
+    if (shmemi_rt.init_state != 1) {
+        fprintf(stderr, "gshmem: %s (in a kernel): %s%s\n", fn, t, where);
+        fflush(stderr);
+        _Exit(1);
+    }
+    shmemi_fatal(fn, "(in a kernel) %s%s", t, where);
+}
+
+__attribute__((visibility("default"))) void gshmemx_emu_proxy_doorbell(void) { shmemi_proxy_doorbell(); }

@@ -1,0 +1,185 @@
+/* proxy.c - serves the requests kernels put in the ring (peers this PE does not map: other nodes, or every peer over
+ * libfabric) with the host routines, in ticket order, and answers blocking ones in their slot. It backs off when idle:
+ * spins briefly, yields, then sleeps (on the doorbell futex under the CPU emulation, with a growing timeout on a GPU),
+ * so several PEs' proxies on two cores cost little while nothing happens. A kernel's misuse report (the error slot)
+ * ends the job from here, naming the routine and the PE. */
+#include "proxy/proxy.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpu/gtl.h"
+#include "state.h"
+
+static struct shmemgi_ring *ring;
+static struct shmemgi_derror *derr;
+static pthread_t thr;
+static int running, stopping, sleeping;
+static uint64_t executed[SHMEMGI_MAX_DCTX];
+static uint64_t head;
+
+static const char *what_text(uint32_t what) {
+    switch (what) {
+    case SHMEMGI_ERR_NOT_INIT: return "kernel-side communication is not set up";
+    case SHMEMGI_ERR_PE: return "target PE out of range";
+    case SHMEMGI_ERR_ADDR: return "address outside the GPU symmetric heap";
+    case SHMEMGI_ERR_TEAM: return "not a device team";
+    case SHMEMGI_ERR_CTX: return "not a device context";
+    case SHMEMGI_ERR_ALIGN: return "misaligned atomic object";
+    case SHMEMGI_ERR_CMP: return "bad comparison operator";
+    default: return "bad signal operation";
+    }
+}
+
+static void report(void) {
+    struct shmemgi_derror e;
+    memcpy(&e, derr, sizeof e);
+    e.fn[sizeof e.fn - 1] = '\0';
+    shmemi_fatal(e.fn, "(in a kernel) %s: PE %d, address %#llx, %llu bytes; see docs/device.md", what_text(e.what),
+                 e.pe, (unsigned long long)e.addr, (unsigned long long)e.len);
+}
+
+static void execute(struct shmemgi_req *q) {
+    void *dst = (void *)(uintptr_t)q->dst, *src = (void *)(uintptr_t)q->src;
+    shmem_ctx_t c = SHMEM_CTX_DEFAULT;
+    const char *fn = "shmemg (through the proxy)";
+    switch (q->op) {
+    case SHMEMGI_OP_PUT:
+        if (q->size == 1) { /* p: the data came in the request */
+            uint64_t v[2] = {q->value, q->cond};
+            shmemi_p(c, dst, v, q->len, q->pe, "shmemg_p (through the proxy)");
+        } else if (q->wait) {
+            shmemi_put(c, dst, src, q->len, q->pe, "shmemg_putmem (through the proxy)");
+        } else {
+            shmemi_put_nbi(c, dst, src, q->len, q->pe, "shmemg_putmem_nbi (through the proxy)");
+        }
+        break;
+    case SHMEMGI_OP_GET:
+        if (q->size == 1) { /* g: the data goes back in the request */
+            uint64_t v[2] = {0, 0};
+            shmemi_g(c, v, src, q->len, q->pe, "shmemg_g (through the proxy)");
+            q->result[0] = v[0];
+            q->result[1] = v[1];
+        } else if (q->wait) {
+            shmemi_get(c, dst, src, q->len, q->pe, "shmemg_getmem (through the proxy)");
+        } else {
+            shmemi_get_nbi(c, dst, src, q->len, q->pe, "shmemg_getmem_nbi (through the proxy)");
+        }
+        break;
+    case SHMEMGI_OP_AMO: {
+        uint64_t old =
+            shmemi_amo(c, (int)q->amo, dst, q->value, q->cond, q->size, q->pe, "shmemg atomic (through the proxy)");
+        if (src) /* a nonblocking fetching atomic: the old value into the fetch object (GPU heap) */
+            shmemi_gtl_copy(src, &old, q->size, fn);
+        q->result[0] = old;
+        break;
+    }
+    case SHMEMGI_OP_PUT_SIGNAL:
+        if (q->wait)
+            shmemi_put_signal(c, dst, src, q->len, (uint64_t *)(uintptr_t)q->sig, q->value, (int)q->amo, q->pe,
+                              "shmemg_putmem_signal (through the proxy)");
+        else
+            shmemi_put_signal_nbi(c, dst, src, q->len, (uint64_t *)(uintptr_t)q->sig, q->value, (int)q->amo, q->pe,
+                                  "shmemg_putmem_signal_nbi (through the proxy)");
+        break;
+    case SHMEMGI_OP_FENCE: shmem_fence(); break;
+    case SHMEMGI_OP_QUIET: shmem_quiet(); break;
+    default: shmemi_fatal(fn, "request of unknown kind %u in the ring (memory corrupted?)", q->op);
+    }
+    if ((unsigned)q->ctx < SHMEMGI_MAX_DCTX)
+        executed[q->ctx]++;
+    if (q->op == SHMEMGI_OP_QUIET) /* the host quiet completed every context's requests executed so far */
+        for (int i = 0; i < SHMEMGI_MAX_DCTX; i++)
+            __atomic_store_n(&ring->quieted[i], executed[i], __ATOMIC_RELEASE);
+}
+
+static void idle_wait(unsigned *idle) {
+    unsigned k = ++*idle;
+    if (k < 64) {
+        shmemi_cpu_relax();
+        return;
+    }
+    if (k < 128) {
+        sched_yield();
+        return;
+    }
+    long ns = 20000L << (k - 128 < 6 ? k - 128 : 6); /* up to 1.3 ms */
+    if (shmemi_gtl == &shmemi_gtl_emu) {             /* emulated kernels ring the doorbell: sleep on it */
+        uint32_t seen = __atomic_load_n(&ring->doorbell, __ATOMIC_ACQUIRE);
+        __atomic_store_n(&sleeping, 1, __ATOMIC_SEQ_CST);
+        struct shmemgi_req *q = &ring->slot[head % SHMEMGI_RING_SLOTS];
+        if (__atomic_load_n(&q->seq, __ATOMIC_ACQUIRE) != head + 1 && !__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
+            struct timespec ts = {0, ns * 8};
+            syscall(SYS_futex, &ring->doorbell, FUTEX_WAIT, seen, &ts, NULL, 0);
+        }
+        __atomic_store_n(&sleeping, 0, __ATOMIC_RELAXED);
+        return;
+    }
+    struct timespec ts = {0, ns};
+    nanosleep(&ts, NULL);
+}
+
+static void *proxy_main(void *arg) {
+    (void)arg;
+    unsigned idle = 0;
+    for (;;) {
+        if (SHMEMI_UNLIKELY(__atomic_load_n(&derr->flag, __ATOMIC_ACQUIRE)))
+            report();
+        struct shmemgi_req *q = &ring->slot[head % SHMEMGI_RING_SLOTS];
+        if (__atomic_load_n(&q->seq, __ATOMIC_ACQUIRE) == head + 1) {
+            execute(q);
+            if (q->wait) { /* the requester reads the answer and frees the slot */
+                __atomic_store_n(&q->done, 1, __ATOMIC_RELEASE);
+            } else {
+                __atomic_store_n(&q->seq, head + SHMEMGI_RING_SLOTS, __ATOMIC_RELEASE);
+            }
+            head++;
+            idle = 0;
+            continue;
+        }
+        if (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE))
+            break;
+        idle_wait(&idle);
+    }
+    return NULL;
+}
+
+int shmemi_proxy_start(struct shmemgi_ring *r, struct shmemgi_derror *e, char *why, size_t len) {
+    ring = r;
+    derr = e;
+    head = 0;
+    memset(executed, 0, sizeof executed);
+    stopping = 0;
+    int rc = pthread_create(&thr, NULL, proxy_main, NULL);
+    if (rc) {
+        snprintf(why, len, "cannot start the proxy thread: %s", strerror(rc));
+        return -1;
+    }
+    running = 1;
+    return 0;
+}
+
+void shmemi_proxy_stop(void) {
+    if (!running)
+        return;
+    __atomic_store_n(&stopping, 1, __ATOMIC_RELEASE);
+    shmemi_proxy_doorbell();
+    pthread_join(thr, NULL);
+    running = 0;
+}
+
+void shmemi_proxy_doorbell(void) {
+    if (!ring)
+        return;
+    __atomic_fetch_add(&ring->doorbell, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&sleeping, __ATOMIC_SEQ_CST))
+        syscall(SYS_futex, &ring->doorbell, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
