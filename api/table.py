@@ -68,6 +68,9 @@ TYPE_TABLES = {
     # Standard RMA Types and Names (stdrmatypes)
     "rma": ["float", "double", "longdouble", "char", "schar", "short", "int", "long", "longlong", "uchar", "ushort",
             "uint", "ulong", "ulonglong"] + _INTS_SIZED + ["size", "ptrdiff"],
+    # ... without long double: the device routines' (GPU compilers make it a double)
+    "rma_dev": ["float", "double", "char", "schar", "short", "int", "long", "longlong", "uchar", "ushort", "uint",
+                "ulong", "ulonglong"] + _INTS_SIZED + ["size", "ptrdiff"],
     # Standard AMO Types and Names (stdamotypes)
     "amo_std": ["int", "long", "longlong", "uint", "ulong", "ulonglong", "int32", "int64", "uint32", "uint64", "size",
                 "ptrdiff"],
@@ -423,8 +426,12 @@ HEADER = "include/gshmem/shmem_api.h"
 # ctx form). In `call`, {c} is the context index expression, {fn} the routine name, TYPE the element type.
 DEVICE_HEADER = "include/gshmem/device/shmemg_device_typed.h"
 DEVICE_FAMILIES = [
-    ("p", "rma", "void", "TYPE *dest, TYPE value, int pe", "shmemgi::p<TYPE>({c}, dest, value, pe, {fn})", ("",), True),
-    ("g", "rma", "TYPE", "const TYPE *source, int pe", "return shmemgi::g<TYPE>({c}, source, pe, {fn})", ("",), True),
+    # p/g: the standard RMA types but long double, which GPU compilers make a double (8 bytes on the device, 16 on
+    # the host: the same object would not be the same size on both sides)
+    ("p", "rma_dev", "void", "TYPE *dest, TYPE value, int pe", "shmemgi::p<TYPE>({c}, dest, value, pe, {fn})", ("",),
+     True),
+    ("g", "rma_dev", "TYPE", "const TYPE *source, int pe", "return shmemgi::g<TYPE>({c}, source, pe, {fn})", ("",),
+     True),
     # AMOs, typed by the OpenSHMEM 1.6 category of each operation (standard, extended, bitwise)
     ("atomic_fetch", "amo_ext", "TYPE", "const TYPE *source, int pe",
      "return shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH, (TYPE *)source, 0, 0, pe, nullptr, {fn})", ("",), True),

@@ -101,6 +101,24 @@ static void execute(struct shmemgi_req *q) {
             __atomic_store_n(&ring->quieted[i], executed[i], __ATOMIC_RELEASE);
 }
 
+/* SHMEM_DEVICE_PROXY_REORDER: non-blocking requests held back, run last first when something must see them done */
+#define HELD_MAX 64
+static struct shmemgi_req held[HELD_MAX];
+static int nheld;
+
+static int holdable(const struct shmemgi_req *q) {
+    return !q->wait &&
+           (q->op == SHMEMGI_OP_PUT || q->op == SHMEMGI_OP_PUT_SIGNAL || (q->op == SHMEMGI_OP_AMO && !q->src));
+}
+
+static void release_held(void) {
+    while (nheld > 0) {
+        execute(&held[--nheld]);
+        if (nheld) /* a moment between them, in which a peer may see the later one without the earlier */
+            usleep(200);
+    }
+}
+
 static void idle_wait(unsigned *idle) {
     unsigned k = ++*idle;
     if (k < 64) {
@@ -135,6 +153,17 @@ static void *proxy_main(void *arg) {
             report();
         struct shmemgi_req *q = &ring->slot[head % SHMEMGI_RING_SLOTS];
         if (__atomic_load_n(&q->seq, __ATOMIC_ACQUIRE) == head + 1) {
+            if (shmemi_env.device_proxy_reorder && holdable(q)) {
+                /* (a non-blocking source may not change before the next quiet, so it can wait here too) */
+                held[nheld++] = *q;
+                __atomic_store_n(&q->seq, head + SHMEMGI_RING_SLOTS, __ATOMIC_RELEASE);
+                head++;
+                idle = 0;
+                if (nheld == HELD_MAX)
+                    release_held();
+                continue;
+            }
+            release_held(); /* a fence, a quiet or a blocking request sees everything before it done */
             execute(q);
             if (q->wait) { /* the requester reads the answer and frees the slot */
                 __atomic_store_n(&q->done, 1, __ATOMIC_RELEASE);
@@ -145,8 +174,12 @@ static void *proxy_main(void *arg) {
             idle = 0;
             continue;
         }
-        if (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE))
+        if (__atomic_load_n(&stopping, __ATOMIC_ACQUIRE)) {
+            release_held();
             break;
+        }
+        if (nheld && idle >= 100) /* nothing new for a while: what is held goes out (before sleeping), so waits end */
+            release_held();
         idle_wait(&idle);
     }
     return NULL;

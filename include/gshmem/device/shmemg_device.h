@@ -256,7 +256,7 @@ SHMEMGI_D char *peer_addr(const void *p, size_t len, int pe, const char *fn) {
     uint64_t off;
     const struct shmemgi_dseg &g = seg_of(p, len, &off, fn, pe);
     uint64_t b = g.peer[pe];
-    return b ? (char *)(uintptr_t)(b + off) : nullptr;
+    return b && !st().proxy_all ? (char *)(uintptr_t)(b + off) : nullptr;
 }
 
 enum { PUT, GET };
@@ -524,7 +524,7 @@ template <class T> SHMEMGI_D T g(int ctx, const T *src, int pe, const char *fn) 
     r.len = sizeof(T);
     r.size = 1; /* the data comes back in the request (result, then pad) */
     r.wait = 1;
-    uint64_t res[2];
+    uint64_t res[2] = {0, 0};
     proxy(r, ctx, res);
     T v;
     __builtin_memcpy(&v, res, sizeof v);
@@ -593,7 +593,9 @@ SHMEMGI_API void *shmemg_ptr(const void *dest, int pe) {
     shmemgi::check_init("shmemg_ptr");
     if ((unsigned)pe >= (unsigned)shmemgi::st().n_pes)
         shmemgi::fail(SHMEMGI_ERR_PE, "shmemg_ptr", pe, dest, 0);
-    return shmemgi::peer_addr(dest, 1, pe, "shmemg_ptr");
+    uint64_t off; /* (a pointer whatever SHMEM_DEVICE_PROXY_ALL says: it only routes operations) */
+    const struct shmemgi_dseg &g = shmemgi::seg_of(dest, 1, &off, "shmemg_ptr", pe);
+    return g.peer[pe] ? (void *)(uintptr_t)(g.peer[pe] + off) : nullptr;
 }
 
 #define SHMEMGI_RMA_FORMS(NAME, DIR, NBI)                                                                              \

@@ -7,8 +7,6 @@ SHMEMGI_API void shmemg_float_p(float *dest, float value, int pe) { shmemgi::p<f
 SHMEMGI_API void shmemg_ctx_float_p(shmem_ctx_t ctx, float *dest, float value, int pe) { shmemgi::p<float>(shmemgi::ctx_index(ctx, "shmemg_ctx_float_p"), dest, value, pe, "shmemg_ctx_float_p"); }
 SHMEMGI_API void shmemg_double_p(double *dest, double value, int pe) { shmemgi::p<double>(0, dest, value, pe, "shmemg_double_p"); }
 SHMEMGI_API void shmemg_ctx_double_p(shmem_ctx_t ctx, double *dest, double value, int pe) { shmemgi::p<double>(shmemgi::ctx_index(ctx, "shmemg_ctx_double_p"), dest, value, pe, "shmemg_ctx_double_p"); }
-SHMEMGI_API void shmemg_longdouble_p(long double *dest, long double value, int pe) { shmemgi::p<long double>(0, dest, value, pe, "shmemg_longdouble_p"); }
-SHMEMGI_API void shmemg_ctx_longdouble_p(shmem_ctx_t ctx, long double *dest, long double value, int pe) { shmemgi::p<long double>(shmemgi::ctx_index(ctx, "shmemg_ctx_longdouble_p"), dest, value, pe, "shmemg_ctx_longdouble_p"); }
 SHMEMGI_API void shmemg_char_p(char *dest, char value, int pe) { shmemgi::p<char>(0, dest, value, pe, "shmemg_char_p"); }
 SHMEMGI_API void shmemg_ctx_char_p(shmem_ctx_t ctx, char *dest, char value, int pe) { shmemgi::p<char>(shmemgi::ctx_index(ctx, "shmemg_ctx_char_p"), dest, value, pe, "shmemg_ctx_char_p"); }
 SHMEMGI_API void shmemg_schar_p(signed char *dest, signed char value, int pe) { shmemgi::p<signed char>(0, dest, value, pe, "shmemg_schar_p"); }
@@ -55,8 +53,6 @@ SHMEMGI_API float shmemg_float_g(const float *source, int pe) { return shmemgi::
 SHMEMGI_API float shmemg_ctx_float_g(shmem_ctx_t ctx, const float *source, int pe) { return shmemgi::g<float>(shmemgi::ctx_index(ctx, "shmemg_ctx_float_g"), source, pe, "shmemg_ctx_float_g"); }
 SHMEMGI_API double shmemg_double_g(const double *source, int pe) { return shmemgi::g<double>(0, source, pe, "shmemg_double_g"); }
 SHMEMGI_API double shmemg_ctx_double_g(shmem_ctx_t ctx, const double *source, int pe) { return shmemgi::g<double>(shmemgi::ctx_index(ctx, "shmemg_ctx_double_g"), source, pe, "shmemg_ctx_double_g"); }
-SHMEMGI_API long double shmemg_longdouble_g(const long double *source, int pe) { return shmemgi::g<long double>(0, source, pe, "shmemg_longdouble_g"); }
-SHMEMGI_API long double shmemg_ctx_longdouble_g(shmem_ctx_t ctx, const long double *source, int pe) { return shmemgi::g<long double>(shmemgi::ctx_index(ctx, "shmemg_ctx_longdouble_g"), source, pe, "shmemg_ctx_longdouble_g"); }
 SHMEMGI_API char shmemg_char_g(const char *source, int pe) { return shmemgi::g<char>(0, source, pe, "shmemg_char_g"); }
 SHMEMGI_API char shmemg_ctx_char_g(shmem_ctx_t ctx, const char *source, int pe) { return shmemgi::g<char>(shmemgi::ctx_index(ctx, "shmemg_ctx_char_g"), source, pe, "shmemg_ctx_char_g"); }
 SHMEMGI_API signed char shmemg_schar_g(const signed char *source, int pe) { return shmemgi::g<signed char>(0, source, pe, "shmemg_schar_g"); }
