@@ -456,8 +456,7 @@ int shmem_ctx_create(long options, shmem_ctx_t *ctx) {
     if (!ctx)
         shmemi_err_null("shmem_ctx_create", "ctx");
     /* a device context without a team is on the device world team (GPU auxiliary specification) */
-    return shmem_team_create_ctx(options & SHMEM_DEVICE_CTX ? SHMEM_DEVICE_TEAM_WORLD : SHMEM_TEAM_WORLD, options,
-                                 ctx);
+    return shmem_team_create_ctx(options & SHMEM_DEVICE_CTX ? SHMEM_DEVICE_TEAM_WORLD : SHMEM_TEAM_WORLD, options, ctx);
 }
 
 void shmem_ctx_destroy(shmem_ctx_t ctx) {
