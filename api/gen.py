@@ -469,8 +469,9 @@ def device_routines():
             t = TYPES[n]
             for g in grans:
                 body = call[g] if isinstance(call, dict) else call
-                for ctx in ((False, True) if has_ctx else (False,)):
-                    name = "shmemg_%s%s_%s%s" % ("ctx_" if ctx else "", t.name, stem, g)
+                for ctx in ((False, True) if has_ctx is True else (False,)):
+                    prefix = "shmemgx_" if has_ctx == "gx" else "shmemg_"
+                    name = "%s%s%s_%s%s" % (prefix, "ctx_" if ctx else "", t.name, stem, g)
                     c = 'shmemgi::ctx_index(ctx, "%s")' % name if ctx else "0"
                     b = subst_type(body.format(c=c, fn='"%s"' % name), t.c)
                     p = subst_type(params, t.c)

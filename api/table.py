@@ -98,6 +98,9 @@ TYPE_TABLES = {
     "reduce_arith": ["char", "schar", "short", "int", "long", "longlong", "ptrdiff", "uchar", "ushort", "uint",
                      "ulong", "ulonglong"] + _INTS_SIZED + ["size", "float", "double", "longdouble", "complexd",
                                                           "complexf"],
+    # ... of gshmem's device reductions (shmemgx_): no long double, no complex
+    "reduce_dev_arith": ["char", "schar", "short", "int", "long", "longlong", "ptrdiff", "uchar", "ushort", "uint",
+                         "ulong", "ulonglong"] + _INTS_SIZED + ["size", "float", "double"],
     # Reduction Types for Active-Set-Based Reductions (asetreducetypes), deprecated *_to_all
     "aset_bit": ["short", "int", "long", "longlong"],
     "aset_minmax": ["short", "int", "long", "longlong", "float", "double", "longdouble"],
@@ -478,6 +481,15 @@ DEVICE_FAMILIES = [
      "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_OR, dest, value, 0, pe, fetch, {fn})", ("",), True),
     ("atomic_fetch_xor_nbi", "amo_bit", "void", "TYPE *fetch, TYPE *dest, TYPE value, int pe",
      "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_XOR, dest, value, 0, pe, fetch, {fn})", ("",), True),
+    # gshmem's extensions: typed reductions inside kernels on device teams (the host's team reduction types, but
+    # long double and the complex types)
+    *[("%s_reduce" % op, tt, "int", "shmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce",
+       {g: "return shmemgi::reduce<TYPE, shmemgi::RED_%s>(shmemgi::%s_grp(), team, dest, source, nreduce, {fn})"
+        % (op.upper(), {"": "thread", "_tg": "tg", "_htg": "htg"}[g]) for g in ("", "_tg", "_htg")},
+       ("", "_tg", "_htg"), "gx")
+      for op, tt in (("sum", "reduce_dev_arith"), ("prod", "reduce_dev_arith"), ("min", "reduce_dev_arith"),
+                     ("max", "reduce_dev_arith"), ("and", "reduce_bit"), ("or", "reduce_bit"),
+                     ("xor", "reduce_bit"))],
     # point-to-point synchronization on a local GPU heap object (no context forms)
     ("wait_until", "p2p", "void", "TYPE *ivar, int cmp, TYPE cmp_value",
      {"": "shmemgi::wait_until<TYPE>(ivar, cmp, cmp_value, {fn})",

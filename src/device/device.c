@@ -154,7 +154,8 @@ int shmemi_device_init(char *why, size_t len) {
     for (uint64_t i = 0; i < SHMEMGI_RING_SLOTS; i++)
         ring->slot[i].seq = i; /* slot i is free for ticket i */
     /* the barrier counters of device teams, in the GPU heap: symmetric, so peers signal them as any object */
-    size_t sync_bytes = (size_t)SHMEMGI_MAX_DTEAMS * (SHMEMGI_SYNC_ROUNDS + 1) * sizeof(uint64_t);
+    size_t sync_bytes = (size_t)SHMEMGI_MAX_DTEAMS * (SHMEMGI_SYNC_ROUNDS + 1) * sizeof(uint64_t) +
+                        2 * SHMEMGI_COLL_HALF;
     sync_area = shmemi_seg_alloc(&shmemi_rt.segs[shmemi_rt.dev_heap], sync_bytes, 64, fn);
     if (!sync_area) {
         snprintf(why, len,
@@ -171,6 +172,8 @@ int shmemi_device_init(char *why, size_t len) {
     hst.err_claim = (uint32_t *)(d_counters + 1);
     hst.sync = sync_area;
     hst.epoch = (uint64_t *)sync_area + (size_t)SHMEMGI_MAX_DTEAMS * SHMEMGI_SYNC_ROUNDS;
+    hst.coll_scratch = (char *)(hst.epoch + SHMEMGI_MAX_DTEAMS);
+    hst.coll_half = SHMEMGI_COLL_HALF;
     hst.teams = d_teams;
     hst.ctxs = d_ctxs;
     hst.team_world = (uint64_t)(uintptr_t)SHMEM_DEVICE_TEAM_WORLD;

@@ -797,6 +797,164 @@ SHMEMGI_API int shmemg_sync_all(void) { return shmemg_team_sync(SHMEM_DEVICE_TEA
 SHMEMGI_API int shmemg_sync_all_tg(void) { return shmemg_team_sync_tg(SHMEM_DEVICE_TEAM_WORLD); }
 SHMEMGI_API int shmemg_sync_all_htg(void) { return shmemg_team_sync_htg(SHMEM_DEVICE_TEAM_WORLD); }
 
+/* ==== gshmem extensions: collectives inside kernels on device teams (shmemgx_*), at thread, block (_tg) and warp
+ * (_htg) granularity. One calling entity (thread, block or warp) per PE per collective, as for team_sync; like the
+ * host's team collectives they complete on return (a barrier at the end), and the data moves with the same puts and
+ * gets as the RMA routines (direct to mapped peers, the proxy otherwise). ==== */
+namespace shmemgi {
+struct grp {
+    unsigned rank, size;
+    void (*sync)();
+};
+SHMEMGI_D void nosync() {}
+SHMEMGI_D grp thread_grp() { return grp{0, 1, nosync}; }
+SHMEMGI_D grp tg_grp() { return grp{tg_rank(), tg_size(), tg_sync_fn}; }
+SHMEMGI_D grp htg_grp() { return grp{htg_rank(), htg_size(), htg_sync_fn}; }
+
+/* the group's puts are complete everywhere, then every member of the team has arrived */
+SHMEMGI_D void coll_end(const grp &g, const struct shmemgi_dteam &t, const char *fn) {
+    g.sync();
+    if (g.rank == 0) {
+        quiet(0);
+        team_sync(t, fn);
+    }
+    g.sync();
+}
+SHMEMGI_D void coll_begin(const grp &g, const struct shmemgi_dteam &t, const char *fn) {
+    g.sync(); /* every thread's part of the source is written */
+    (void)t;
+    (void)fn;
+}
+
+SHMEMGI_D void barrier_all(const grp &g, const char *fn) {
+    check_init(fn);
+    coll_end(g, team_of(SHMEM_DEVICE_TEAM_WORLD, fn), fn);
+}
+
+SHMEMGI_D int broadcastmem(const grp &g, shmem_team_t team, void *dest, const void *src, size_t n, int root,
+                           const char *fn) {
+    check_init(fn);
+    const struct shmemgi_dteam &t = team_of(team, fn);
+    if ((unsigned)root >= (unsigned)t.size)
+        fail(SHMEMGI_ERR_PE, fn, root, nullptr, 0);
+    coll_begin(g, t, fn);
+    if (t.my_pe == root)
+        for (int i = 0; i < t.size; i++)
+            rma(PUT, 0, dest, src, n, team_world_pe(t, i), 1, g.rank, g.size, fn);
+    coll_end(g, t, fn);
+    return 0;
+}
+
+SHMEMGI_D int fcollectmem(const grp &g, shmem_team_t team, void *dest, const void *src, size_t n, const char *fn) {
+    check_init(fn);
+    const struct shmemgi_dteam &t = team_of(team, fn);
+    coll_begin(g, t, fn);
+    for (int k = 0; k < t.size; k++) { /* starting with the next member, so not everyone writes to the same PE */
+        int i = (t.my_pe + k) % t.size;
+        rma(PUT, 0, (char *)dest + (size_t)t.my_pe * n, src, n, team_world_pe(t, i), 1, g.rank, g.size, fn);
+    }
+    coll_end(g, t, fn);
+    return 0;
+}
+
+SHMEMGI_D int alltoallmem(const grp &g, shmem_team_t team, void *dest, const void *src, size_t n, const char *fn) {
+    check_init(fn);
+    const struct shmemgi_dteam &t = team_of(team, fn);
+    coll_begin(g, t, fn);
+    for (int k = 0; k < t.size; k++) {
+        int i = (t.my_pe + k) % t.size;
+        rma(PUT, 0, (char *)dest + (size_t)t.my_pe * n, (const char *)src + (size_t)i * n, n, team_world_pe(t, i), 1,
+            g.rank, g.size, fn);
+    }
+    coll_end(g, t, fn);
+    return 0;
+}
+
+enum { RED_SUM, RED_PROD, RED_MIN, RED_MAX, RED_AND, RED_OR, RED_XOR };
+template <class T, int OP> SHMEMGI_D T red_op(T a, T b) {
+    if constexpr (OP == RED_SUM)
+        return a + b;
+    else if constexpr (OP == RED_PROD)
+        return a * b;
+    else if constexpr (OP == RED_MIN)
+        return b < a ? b : a;
+    else if constexpr (OP == RED_MAX)
+        return b > a ? b : a;
+    else if constexpr (OP == RED_AND)
+        return (T)(a & b);
+    else if constexpr (OP == RED_OR)
+        return (T)(a | b);
+    else
+        return (T)(a ^ b);
+}
+/* Each member reads every member's source (its own loads where mapped, gets through the proxy into the scratch
+ * otherwise) and reduces into its scratch; the result reaches dest after a barrier, so dest may be the source. */
+template <class T, int OP>
+SHMEMGI_D int reduce(const grp &g, shmem_team_t team, T *dest, const T *src, size_t nreduce, const char *fn) {
+    check_init(fn);
+    const struct shmemgi_dstate &s = st();
+    const struct shmemgi_dteam &t = team_of(team, fn);
+    uint64_t off;
+    seg_of(dest, nreduce * sizeof(T), &off, fn, -1);
+    seg_of(src, nreduce * sizeof(T), &off, fn, -1);
+    size_t chunk = s.coll_half / sizeof(T);
+    T *acc = (T *)s.coll_scratch, *piece = (T *)(s.coll_scratch + s.coll_half);
+    for (size_t base = 0; base < nreduce || (base == 0 && nreduce == 0); base += chunk) {
+        size_t m = nreduce - base < chunk ? nreduce - base : chunk;
+        g.sync();
+        if (g.rank == 0)
+            team_sync(t, fn); /* every member's source is ready (and the last chunk's reads are done) */
+        g.sync();
+        for (size_t i = g.rank; i < m; i += g.size)
+            acc[i] = src[base + i];
+        for (int k = 1; k < t.size; k++) {
+            int pe = team_world_pe(t, (t.my_pe + k) % t.size);
+            const T *p = (const T *)peer_addr(src + base, m * sizeof(T), pe, fn);
+            if (!p) { /* through the proxy, into the scratch */
+                g.sync();
+                if (g.rank == 0)
+                    rma(GET, 0, piece, src + base, m * sizeof(T), pe, 0, 0, 1, fn);
+                g.sync();
+                p = piece;
+            }
+            for (size_t i = g.rank; i < m; i += g.size)
+                acc[i] = red_op<T, OP>(acc[i], *(const volatile T *)&p[i]);
+            g.sync();
+        }
+        g.sync();
+        if (g.rank == 0)
+            team_sync(t, fn); /* every member has read this chunk of every source: dest may be written */
+        g.sync();
+        for (size_t i = g.rank; i < m; i += g.size)
+            dest[base + i] = acc[i];
+        if (nreduce == 0)
+            break;
+    }
+    g.sync();
+    return 0;
+}
+} // namespace shmemgi
+
+#define SHMEMGI_GX_FORMS(SUFFIX, GRP)                                                                                  \
+    SHMEMGI_API void shmemgx_barrier_all##SUFFIX(void) {                                                               \
+        shmemgi::barrier_all(shmemgi::GRP(), "shmemgx_barrier_all" #SUFFIX);                                           \
+    }                                                                                                                  \
+    SHMEMGI_API int shmemgx_broadcastmem##SUFFIX(shmem_team_t team, void *dest, const void *source, size_t nelems,     \
+                                                 int pe_root) {                                                        \
+        return shmemgi::broadcastmem(shmemgi::GRP(), team, dest, source, nelems, pe_root,                              \
+                                     "shmemgx_broadcastmem" #SUFFIX);                                                  \
+    }                                                                                                                  \
+    SHMEMGI_API int shmemgx_fcollectmem##SUFFIX(shmem_team_t team, void *dest, const void *source, size_t nelems) {    \
+        return shmemgi::fcollectmem(shmemgi::GRP(), team, dest, source, nelems, "shmemgx_fcollectmem" #SUFFIX);        \
+    }                                                                                                                  \
+    SHMEMGI_API int shmemgx_alltoallmem##SUFFIX(shmem_team_t team, void *dest, const void *source, size_t nelems) {    \
+        return shmemgi::alltoallmem(shmemgi::GRP(), team, dest, source, nelems, "shmemgx_alltoallmem" #SUFFIX);        \
+    }
+SHMEMGI_GX_FORMS(, thread_grp)
+SHMEMGI_GX_FORMS(_tg, tg_grp)
+SHMEMGI_GX_FORMS(_htg, htg_grp)
+#undef SHMEMGI_GX_FORMS
+
 #include <gshmem/device/shmemg_device_typed.h>
 
 #endif

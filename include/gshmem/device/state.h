@@ -130,6 +130,11 @@ struct shmemgi_dstate {
      * received here; epoch[team] the barriers this PE began on it */
     uint64_t *sync;
     uint64_t *epoch;
+    /* GPU heap scratch of the shmemgx collectives: two halves of coll_half bytes (a partial result, and a peer's
+     * piece fetched through the proxy) */
+    char *coll_scratch;
+    uint64_t coll_half;
 };
+#define SHMEMGI_COLL_HALF ((size_t)64 << 10)
 
 #endif
