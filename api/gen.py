@@ -470,12 +470,13 @@ def device_routines():
             for g in grans:
                 body = call[g] if isinstance(call, dict) else call
                 for ctx in ((False, True) if has_ctx is True else (False,)):
-                    prefix = "shmemgx_" if has_ctx == "gx" else "shmemg_"
+                    prefix = {"gx": "shmemgx_", "host": "shmemx_"}.get(has_ctx, "shmemg_")
                     name = "%s%s%s_%s%s" % (prefix, "ctx_" if ctx else "", t.name, stem, g)
                     c = 'shmemgi::ctx_index(ctx, "%s")' % name if ctx else "0"
                     b = subst_type(body.format(c=c, fn='"%s"' % name), t.c)
                     p = subst_type(params, t.c)
-                    out.append((name, subst_type(ret, t.c), ("shmem_ctx_t ctx, " + p) if ctx else p, b))
+                    out.append((name, subst_type(ret, t.c), ("shmem_ctx_t ctx, " + p) if ctx else p, b,
+                                "SHMEMGI_HOST" if has_ctx == "host" else "SHMEMGI_API"))
     return out
 
 
@@ -487,8 +488,8 @@ def gen_device_typed():
         "#ifndef GSHMEM_SHMEMG_DEVICE_TYPED_H",
         "#define GSHMEM_SHMEMG_DEVICE_TYPED_H",
     ]
-    for name, ret, params, body in device_routines():
-        out.append("SHMEMGI_API %s %s(%s) { %s; }" % (ret, name, params, body))
+    for name, ret, params, body, qual in device_routines():
+        out.append("%s %s %s(%s) { %s; }" % (qual, ret, name, params, body))
     out.append("#endif")
     return "\n".join(out) + "\n"
 

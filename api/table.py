@@ -490,6 +490,13 @@ DEVICE_FAMILIES = [
       for op, tt in (("sum", "reduce_dev_arith"), ("prod", "reduce_dev_arith"), ("min", "reduce_dev_arith"),
                      ("max", "reduce_dev_arith"), ("and", "reduce_bit"), ("or", "reduce_bit"),
                      ("xor", "reduce_bit"))],
+    # stream-ordered reductions (shmemx_TYPENAME_{sum,max,min}_reduce_on_stream): host routines of device-compiled
+    # sources, a kernel on the stream (ctx form "host")
+    *[("%s_reduce_on_stream" % op, "reduce_dev_arith", "int",
+       "shmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce, shmemx_stream_t stream",
+       "SHMEMGI_LAUNCH((shmemgi::os_reduce<TYPE, shmemgi::RED_%s>), stream, team, dest, source, nreduce); return 0"
+       % op.upper(), ("",), "host")
+      for op in ("sum", "max", "min")],
     # point-to-point synchronization on a local GPU heap object (no context forms)
     ("wait_until", "p2p", "void", "TYPE *ivar, int cmp, TYPE cmp_value",
      {"": "shmemgi::wait_until<TYPE>(ivar, cmp, cmp_value, {fn})",

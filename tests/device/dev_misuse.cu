@@ -5,17 +5,18 @@
 #include <shmem.h>
 #include <shmemg.h>
 
-__global__ void k_misuse(int mode, long *sym, long *priv, int *dummy) {
+/* (host handles reach the kernel as arguments: nvcc refuses to name a host object in device code) */
+__global__ void k_misuse(int mode, long *sym, long *priv, int *dummy, shmem_team_t host_team, shmem_ctx_t host_ctx) {
     int n = shmemg_n_pes();
     if (threadIdx.x != 0 || shmemg_my_pe() != n - 1)
         return;
     switch (mode) {
-    case 0: shmemg_putmem(sym, sym + 1, 8, n + 2); break;                    /* PE out of range */
-    case 1: shmemg_putmem(priv, sym, 8, 0); break;                           /* cudaMalloc'd, not symmetric */
-    case 2: shmemg_team_sync(SHMEM_TEAM_WORLD); break;                       /* a host team */
-    case 3: shmemg_ctx_putmem(SHMEM_CTX_DEFAULT, sym, sym + 1, 8, 0); break; /* a host context */
-    case 4: shmemg_long_wait_until(sym, 42, 0); break;                       /* no such comparison */
-    case 5: shmemg_long_atomic_add((long *)((char *)sym + 4), 1, 0); break;  /* misaligned */
+    case 0: shmemg_putmem(sym, sym + 1, 8, n + 2); break;                   /* PE out of range */
+    case 1: shmemg_putmem(priv, sym, 8, 0); break;                          /* cudaMalloc'd, not symmetric */
+    case 2: shmemg_team_sync(host_team); break;                             /* a host team */
+    case 3: shmemg_ctx_putmem(host_ctx, sym, sym + 1, 8, 0); break;         /* a host context */
+    case 4: shmemg_long_wait_until(sym, 42, 0); break;                      /* no such comparison */
+    case 5: shmemg_long_atomic_add((long *)((char *)sym + 4), 1, 0); break; /* misaligned */
     case 6: shmemg_putmem_signal(sym, sym + 1, 8, (uint64_t *)sym + 2, 1, 7, 0); break;
     case 9: shmemg_long_p(sym, 1, -1); break;
     }
@@ -49,7 +50,7 @@ int main(int argc, char **argv) {
         shmem_ctx_create(SHMEM_DEVICE_CTX, &c);
         shmem_ctx_long_p(c, sym, 1, 0);
     } else {
-        k_misuse<<<1, 32>>>(mode, sym, priv, dummy);
+        k_misuse<<<1, 32>>>(mode, sym, priv, dummy, SHMEM_TEAM_WORLD, SHMEM_CTX_DEFAULT);
         cudaDeviceSynchronize();
     }
     shmem_barrier_all();

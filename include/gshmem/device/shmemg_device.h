@@ -955,6 +955,85 @@ SHMEMGI_GX_FORMS(_tg, tg_grp)
 SHMEMGI_GX_FORMS(_htg, htg_grp)
 #undef SHMEMGI_GX_FORMS
 
+/* ==== stream-ordered host routines (shmemx_*_on_stream): a one-block kernel of this library on the stream ==== */
+#include <shmemx.h>
+#define SHMEMGI_OS_THREADS 256
+#if defined(GSHMEM_EMULATE_GPU)
+#define SHMEMGI_LAUNCH(k, s, ...)                                                                                      \
+    (k << ::gshmem_emu::cfg(1, SHMEMGI_OS_THREADS, 0, (cudaStream_t)(s)) << ::gshmem_emu::args(__VA_ARGS__))
+#elif defined(__HIPCC__)
+#define SHMEMGI_LAUNCH(k, s, ...) hipLaunchKernelGGL(k, 1, SHMEMGI_OS_THREADS, 0, (hipStream_t)(s), __VA_ARGS__)
+#else
+#define SHMEMGI_LAUNCH(k, s, ...) k<<<1, SHMEMGI_OS_THREADS, 0, (cudaStream_t)(s)>>>(__VA_ARGS__)
+#endif
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define SHMEMGI_KERNEL static __global__ void
+#else
+#define SHMEMGI_KERNEL static void
+#endif
+#define SHMEMGI_HOST static inline
+
+namespace shmemgi {
+/* put (and its quiet: the data is delivered before the stream's later work), get, put with signal */
+SHMEMGI_KERNEL os_put(void *d, const void *s, size_t n, int pe) {
+    shmemg_putmem_tg(d, s, n, pe);
+    shmemg_quiet_tg();
+}
+SHMEMGI_KERNEL os_get(void *d, const void *s, size_t n, int pe) { shmemg_getmem_tg(d, s, n, pe); }
+SHMEMGI_KERNEL os_put_signal(void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe) {
+    shmemg_putmem_signal_tg(d, s, n, sig, v, op, pe);
+}
+SHMEMGI_KERNEL os_signal_wait(uint64_t *sig, int cmp, uint64_t v) { shmemg_signal_wait_until_tg(sig, cmp, v); }
+SHMEMGI_KERNEL os_quiet(int) { shmemg_quiet_tg(); }
+SHMEMGI_KERNEL os_barrier_all(int) { shmemgx_barrier_all_tg(); }
+SHMEMGI_KERNEL os_sync_all(int) { shmemg_sync_all_tg(); }
+SHMEMGI_KERNEL os_broadcast(shmem_team_t t, void *d, const void *s, size_t n, int root) {
+    shmemgx_broadcastmem_tg(t, d, s, n, root);
+}
+SHMEMGI_KERNEL os_fcollect(shmem_team_t t, void *d, const void *s, size_t n) { shmemgx_fcollectmem_tg(t, d, s, n); }
+SHMEMGI_KERNEL os_alltoall(shmem_team_t t, void *d, const void *s, size_t n) { shmemgx_alltoallmem_tg(t, d, s, n); }
+template <class T, int OP> SHMEMGI_KERNEL os_reduce(shmem_team_t t, T *d, const T *s, size_t n) {
+    reduce<T, OP>(tg_grp(), t, d, s, n, "shmemx_reduce_on_stream");
+}
+} // namespace shmemgi
+
+SHMEMGI_HOST void shmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
+                                          shmemx_stream_t stream) {
+    SHMEMGI_LAUNCH(shmemgi::os_put, stream, dest, source, nelems, pe);
+}
+SHMEMGI_HOST void shmemx_getmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
+                                          shmemx_stream_t stream) {
+    SHMEMGI_LAUNCH(shmemgi::os_get, stream, dest, source, nelems, pe);
+}
+SHMEMGI_HOST void shmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
+                                                 uint64_t signal, int sig_op, int pe, shmemx_stream_t stream) {
+    SHMEMGI_LAUNCH(shmemgi::os_put_signal, stream, dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+SHMEMGI_HOST void shmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value,
+                                                     shmemx_stream_t stream) {
+    SHMEMGI_LAUNCH(shmemgi::os_signal_wait, stream, sig_addr, cmp, cmp_value);
+}
+SHMEMGI_HOST void shmemx_quiet_on_stream(shmemx_stream_t stream) { SHMEMGI_LAUNCH(shmemgi::os_quiet, stream, 0); }
+SHMEMGI_HOST void shmemx_barrier_all_on_stream(shmemx_stream_t stream) {
+    SHMEMGI_LAUNCH(shmemgi::os_barrier_all, stream, 0);
+}
+SHMEMGI_HOST void shmemx_sync_all_on_stream(shmemx_stream_t stream) { SHMEMGI_LAUNCH(shmemgi::os_sync_all, stream, 0); }
+SHMEMGI_HOST int shmemx_broadcastmem_on_stream(shmem_team_t team, void *dest, const void *source, size_t nelems,
+                                               int pe_root, shmemx_stream_t stream) {
+    SHMEMGI_LAUNCH(shmemgi::os_broadcast, stream, team, dest, source, nelems, pe_root);
+    return 0;
+}
+SHMEMGI_HOST int shmemx_fcollectmem_on_stream(shmem_team_t team, void *dest, const void *source, size_t nelems,
+                                              shmemx_stream_t stream) {
+    SHMEMGI_LAUNCH(shmemgi::os_fcollect, stream, team, dest, source, nelems);
+    return 0;
+}
+SHMEMGI_HOST int shmemx_alltoallmem_on_stream(shmem_team_t team, void *dest, const void *source, size_t nelems,
+                                              shmemx_stream_t stream) {
+    SHMEMGI_LAUNCH(shmemgi::os_alltoall, stream, team, dest, source, nelems);
+    return 0;
+}
+
 #include <gshmem/device/shmemg_device_typed.h>
 
 #endif
