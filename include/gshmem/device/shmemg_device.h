@@ -114,8 +114,13 @@ SHMEMGI_D void fail(unsigned what, const char *fn, int pe, const void *addr, siz
 #else
     const struct shmemgi_dstate &s = st();
     struct shmemgi_derror *e = s.err;
-    if (!e) /* no state: kernel-side communication was not set up; the launch fails with this trap */
+    if (!e) { /* no state: kernel-side communication was not set up; the launch fails with this trap */
+#if defined(__HIPCC__)
+        __builtin_trap();
+#else
         __trap();
+#endif
+    }
     if (atomicCAS(s.err_claim, 0u, 1u) == 0u) { /* the first report is the one printed */
         e->pe = pe;
         e->addr = (uint64_t)(uintptr_t)addr;
