@@ -43,6 +43,22 @@ struct dim3 {
     constexpr dim3(const uint3 &v) : x(v.x), y(v.y), z(v.z) {}
     constexpr operator uint3() const { return uint3{x, y, z}; }
 };
+/* the vector types programs use most */
+#define GSHMEM_EMU_VEC(T, N2, N4, A2, A4)                                                                              \
+    struct __attribute__((aligned(A2))) N2 {                                                                           \
+        T x, y;                                                                                                        \
+    };                                                                                                                 \
+    struct __attribute__((aligned(A4))) N4 {                                                                           \
+        T x, y, z, w;                                                                                                  \
+    };                                                                                                                 \
+    inline N2 make_##N2(T x, T y) { return N2{x, y}; }                                                                 \
+    inline N4 make_##N4(T x, T y, T z, T w) { return N4{x, y, z, w}; }
+GSHMEM_EMU_VEC(int, int2, int4, 8, 16)
+GSHMEM_EMU_VEC(unsigned, uint2, uint4, 8, 16)
+GSHMEM_EMU_VEC(float, float2, float4, 8, 16)
+GSHMEM_EMU_VEC(long long, longlong2, longlong4, 16, 16)
+GSHMEM_EMU_VEC(double, double2, double4, 16, 16)
+#undef GSHMEM_EMU_VEC
 #define threadIdx (gshmem_emu_cur->tid)
 #define blockIdx (gshmem_emu_cur->bid)
 #define blockDim (gshmem_emu_cur->bdim)

@@ -210,15 +210,27 @@ static void thread_main(void *arg) {
 
 static size_t stack_size(void) { return shmemi_env.emu_stack ? shmemi_env.emu_stack : (size_t)256 << 10; }
 
-static void backoff(unsigned *idle) {
+/* A block whose threads only poll: yield the CPU for the first couple of milliseconds (a peer's answer usually comes
+ * within that, and yielding lets the PE that owes it run on a shared core), then sleep, longer the longer it lasts. */
+static uint64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void backoff(unsigned *idle, uint64_t *since) {
     unsigned k = ++*idle;
     if (k < 8)
         return;
-    if (k < 64) {
+    uint64_t t = now_ns();
+    if (k == 8)
+        *since = t;
+    uint64_t waited = t - *since;
+    if (waited < 2000000) {
         sched_yield();
         return;
     }
-    long ns = 20000L << (k < 70 ? k - 64 : 6); /* up to about 1.3 ms */
+    long ns = waited < 20000000 ? 20000 : waited < 200000000 ? 100000 : 500000;
     struct timespec ts = {0, ns};
     nanosleep(&ts, NULL);
 }
@@ -267,6 +279,7 @@ static void run_block(struct kernel_run *k, unsigned bidx) {
     }
     me_kernel = k;
     unsigned idle = 0;
+    uint64_t idle_since = 0;
     while (b.live) {
         int quiet = 1, ran = 0;
         for (unsigned i = 0; i < n; i++) {
@@ -292,7 +305,7 @@ static void run_block(struct kernel_run *k, unsigned bidx) {
                              "threads that never arrive",
                              bid.x, bid.y, bid.z);
         if (quiet)
-            backoff(&idle);
+            backoff(&idle, &idle_since);
         else
             idle = 0;
     }
