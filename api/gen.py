@@ -147,7 +147,7 @@ def gen_source(group):
         "/* %s - %s." % (os.path.basename(path), what),
         " * %s. */" % BANNER,
         "/* clang-format off */",
-        '#include "shmemi.h"',
+        '#include "coll/coll.h" /* (and comm/comm.h: the layers the typed routines forward to) */',
     ]
     names = []
     for f in generated_families():
@@ -392,7 +392,7 @@ def pname(name):
 def gen_pshmem_names():
     out = [
         "/* pshmem_names.h - force-included into every library source: the library defines each routine under its",
-        " * profiling name pshmem_X (and calls it so internally); src/api/profile.c and the generated sources add the",
+        " * profiling name pshmem_X (and calls it so internally); src/runtime/profile.c and the generated sources add the",
         " * weak shmem_X names. %s. */" % BANNER,
         "/* clang-format off */",
         "#ifndef GSHMEMI_NO_RENAME",
@@ -501,7 +501,7 @@ def outputs():
     files = {path: gen_source(group) for group, (path, _) in table.FILES.items()}
     files[table.HEADER] = gen_header()
     files["src/api/pshmem_names.h"] = gen_pshmem_names()
-    files["src/api/profile.c"] = gen_profile_c()
+    files["src/runtime/profile.c"] = gen_profile_c()
     files["include/pshmem.h"] = gen_pshmem_h()
     files[table.DEVICE_HEADER] = gen_device_typed()
     return files

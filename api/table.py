@@ -353,7 +353,7 @@ FAMILIES = [
     F("set_cache_line_inv", "cache", CORE, "void", "void *dest", spec="1.3", deprecated="1.3"),
     F("udcflush", "cache", CORE, "void", "void", spec="1.3", deprecated="1.3"),
     F("udcflush_line", "cache", CORE, "void", "void *dest", spec="1.3", deprecated="1.3"),
-    # ---------------- contexts (hand-written: src/core/team.c) ----------------
+    # ---------------- contexts (hand-written: src/coll/team.c) ----------------
     F("ctx_create", "ctx", CORE, "int", "long options, shmem_ctx_t *ctx"),
     F("ctx_destroy", "ctx", CORE, "void", "shmem_ctx_t ctx"),
     F("ctx_get_team", "ctx", CORE, "int", "shmem_ctx_t ctx, shmem_team_t *team"),

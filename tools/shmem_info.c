@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "state.h"
+#include "runtime/runtime.h"
 
 int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "--markdown")) {

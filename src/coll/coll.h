@@ -13,10 +13,40 @@
 
 #include "state.h"
 
-/* reduction kernels (reduce_ops.c): acc[i] = acc[i] OP in[i] for n elements of dtype */
-SHMEMI_HIDDEN void shmemi_reduce_apply(int op, int dtype, void *acc, const void *in, size_t n);
-SHMEMI_HIDDEN size_t shmemi_dtype_size(int dtype);
-SHMEMI_HIDDEN int shmemi_reduce_valid(int op, int dtype);
+#include "comm/comm.h"
+
+/* ---- the collectives the generated API forwards to (sizes in bytes unless named nelems) ---- */
+SHMEMI_HIDDEN int shmemi_broadcast(shmem_team_t team, void *dest, const void *src, size_t nbytes, int root,
+                                   const char *fn);
+SHMEMI_HIDDEN int shmemi_collect(shmem_team_t team, void *dest, const void *src, size_t nbytes, const char *fn);
+SHMEMI_HIDDEN int shmemi_fcollect(shmem_team_t team, void *dest, const void *src, size_t nbytes, const char *fn);
+SHMEMI_HIDDEN int shmemi_alltoall(shmem_team_t team, void *dest, const void *src, size_t nbytes, const char *fn);
+SHMEMI_HIDDEN int shmemi_alltoalls(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                                   size_t nelems, size_t esize, const char *fn);
+SHMEMI_HIDDEN int shmemi_reduce(shmem_team_t team, int op, int dtype, void *dest, const void *src, size_t nreduce,
+                                const char *fn);
+SHMEMI_HIDDEN int shmemi_scan(shmem_team_t team, int exclusive, int dtype, void *dest, const void *src, size_t nelems,
+                              const char *fn);
+
+/* active-set forms (deprecated): the set is PE_start + i * 2^logPE_stride, i < PE_size */
+SHMEMI_HIDDEN void shmemi_broadcast_aset(void *dest, const void *src, size_t nbytes, int root, int start, int logs,
+                                         int size, long *psync, const char *fn);
+SHMEMI_HIDDEN void shmemi_collect_aset(void *dest, const void *src, size_t nbytes, int start, int logs, int size,
+                                       long *psync, const char *fn);
+SHMEMI_HIDDEN void shmemi_fcollect_aset(void *dest, const void *src, size_t nbytes, int start, int logs, int size,
+                                        long *psync, const char *fn);
+SHMEMI_HIDDEN void shmemi_alltoall_aset(void *dest, const void *src, size_t nbytes, int start, int logs, int size,
+                                        long *psync, const char *fn);
+SHMEMI_HIDDEN void shmemi_alltoalls_aset(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                                         size_t esize, int start, int logs, int size, long *psync, const char *fn);
+SHMEMI_HIDDEN void shmemi_to_all(int op, int dtype, void *dest, const void *src, int nreduce, int start, int logs,
+                                 int size, void *pwrk, long *psync, const char *fn);
+
+/* Collective allocation from segment s (a barrier on the way out, as shmem_malloc) and its release (alloc.c) */
+SHMEMI_HIDDEN void *shmemi_seg_alloc(struct shmemi_seg *s, size_t size, size_t align, const char *fn);
+SHMEMI_HIDDEN void shmemi_seg_free(void *ptr, const char *fn);
+/* barrier_all / sync_all on the world team (barrier.c) */
+SHMEMI_HIDDEN void shmemi_barrier_internal(void);
 
 /* internal uses by team management: reduce private (non-symmetric) buffers of at most SHMEMI_COLL_SCRATCH bytes */
 SHMEMI_HIDDEN void shmemi_team_reduce_private(struct gshmem_team *t, int op, int dtype, void *dest, const void *src,

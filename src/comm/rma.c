@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm/comm.h"
+#include "cpu_amo.h"
 #include "gpu/gtl.h"
-#include "state.h"
 #include "transport/ofi/ofi.h"
 
 static inline void check_buf(const void *p, size_t n, const char *fn, const char *what) {
@@ -469,34 +470,6 @@ void shmemi_put_signal_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t 
 }
 
 /* ---- atomics ---- */
-#define AMO_BODY(T, p)                                                                                                 \
-    do {                                                                                                               \
-        T v = (T)value, c = (T)cond;                                                                                   \
-        switch (op) {                                                                                                  \
-        case SHMEMI_AMO_FETCH: return __atomic_load_n(p, __ATOMIC_SEQ_CST);                                            \
-        case SHMEMI_AMO_SET: __atomic_store_n(p, v, __ATOMIC_SEQ_CST); return 0;                                       \
-        case SHMEMI_AMO_SWAP: return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                      \
-        case SHMEMI_AMO_CSWAP: __atomic_compare_exchange_n(p, &c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return c; \
-        case SHMEMI_AMO_FETCH_INC:                                                                                     \
-        case SHMEMI_AMO_INC: return __atomic_fetch_add(p, (T)1, __ATOMIC_SEQ_CST);                                     \
-        case SHMEMI_AMO_FETCH_ADD:                                                                                     \
-        case SHMEMI_AMO_ADD: return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                        \
-        case SHMEMI_AMO_FETCH_AND:                                                                                     \
-        case SHMEMI_AMO_AND: return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                                        \
-        case SHMEMI_AMO_FETCH_OR:                                                                                      \
-        case SHMEMI_AMO_OR: return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                                          \
-        case SHMEMI_AMO_FETCH_XOR:                                                                                     \
-        case SHMEMI_AMO_XOR: return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                                        \
-        }                                                                                                              \
-        return 0;                                                                                                      \
-    } while (0)
-
-static inline uint64_t amo32(uint32_t *p, int op, uint64_t value, uint64_t cond) { AMO_BODY(uint32_t, p); }
-static inline uint64_t amo64(uint64_t *p, int op, uint64_t value, uint64_t cond) { AMO_BODY(uint64_t, p); }
-
-uint64_t shmemi_amo_cpu(void *p, int op, uint64_t value, uint64_t cond, size_t size) {
-    return size == 8 ? amo64((uint64_t *)p, op, value, cond) : amo32((uint32_t *)p, op, value, cond);
-}
 
 uint64_t shmemi_amo(shmem_ctx_t ctx, int op, void *dest, uint64_t value, uint64_t cond, size_t size, int pe,
                     const char *fn) {
@@ -521,8 +494,8 @@ uint64_t shmemi_amo(shmem_ctx_t ctx, int op, void *dest, uint64_t value, uint64_
             shmemi_ring(pe, dest, size);
         return r;
     }
-    uint64_t r =
-        size == 8 ? amo64((uint64_t *)(void *)p, op, value, cond) : amo32((uint32_t *)(void *)p, op, value, cond);
+    uint64_t r = size == 8 ? shmemi_amo64((uint64_t *)(void *)p, op, value, cond)
+                           : shmemi_amo32((uint32_t *)(void *)p, op, value, cond);
     if (op != SHMEMI_AMO_FETCH)
         shmemi_ring(pe, dest, size);
     return r;

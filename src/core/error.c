@@ -1,12 +1,10 @@
-/* error.c - misuse reports: one line naming the routine, the PE and the fix, then a clean job-wide abort
- * through the bootstrap (oshrun tears the other PEs down). */
+/* error.c - misuse reports: one line naming the routine, the PE and the fix, then a clean job-wide abort through
+ * shmemi_rt.abort_job, which the runtime points at the bootstrap's (oshrun tears the other PEs down). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bootstrap/bootstrap.h"
 #include "state.h"
-#include "transport/ofi/ofi.h"
 
 void shmemi_fatal(const char *fn, const char *fmt, ...) {
     char msg[768];
@@ -20,10 +18,8 @@ void shmemi_fatal(const char *fn, const char *fmt, ...) {
     else
         fprintf(stderr, "gshmem: %s: %s\n", fn, msg);
     fflush(stderr);
-    if (shmemi_rt.init_state == 1) {
-        shmemi_ofi_regions_unlink();
-        shmemb_abort(1, NULL);
-    }
+    if (shmemi_rt.init_state == 1 && shmemi_rt.abort_job)
+        shmemi_rt.abort_job(1, NULL);
     _Exit(1);
 }
 

@@ -158,7 +158,10 @@ struct shmemi_state {
     int gpu_provided;    /* SHMEM_DEVICE_HOST_INIT was requested and is given back */
     int kernel_provided; /* SHMEM_DEVICE_KERNEL_INIT: kernel-side communication is up on every PE */
     int dev_heap;        /* index in segs of the GPU symmetric heap, or -1 */
-    char gpu_why[256];   /* when off: why */
+    /* ends the whole job (the runtime's: libfabric's shm regions, then the bootstrap's abort); NULL before the
+     * bootstrap is up */
+    void (*abort_job)(int status, const char *msg) __attribute__((noreturn));
+    char gpu_why[256]; /* when off: why */
 };
 
 SHMEMI_HIDDEN extern struct shmemi_state shmemi_rt;
@@ -237,6 +240,10 @@ SHMEMI_HIDDEN void shmemi_ring_force(int pe);
 /* The network progress thread, after traffic: wakes this PE's sleepers if what they wait on may have changed. */
 SHMEMI_HIDDEN void shmemi_wake_after_traffic(void);
 SHMEMI_HIDDEN void shmemi_ring_all(void);
+/* A thread going to sleep leaves the word it waits on (watchable: a word the CPU may read), so the progress thread
+ * rings only when that word changed; several sleepers, or one on a word it cannot watch, fall back to any traffic. */
+SHMEMI_HIDDEN void shmemi_watch_set(const void *p, size_t len, int watchable, int first);
+SHMEMI_HIDDEN void shmemi_watch_clear(void);
 
 static inline void shmemi_cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -265,71 +272,5 @@ static inline void shmemi_store_fence(void) {
     __atomic_thread_fence(__ATOMIC_RELEASE);
 #endif
 }
-
-/* Back-off wait: spin, then yield, then sleep on this PE's bell until a peer's write rings it (with a timeout as a
- * safety net for wake-ups that race with going to sleep). */
-struct shmemi_waiter {
-    unsigned long iter;
-    int sleeping;
-    uint32_t seq;
-    unsigned sleeps;
-    const void *addr; /* the symmetric bytes waited on, or NULL for internal waits */
-    size_t len;
-    int driving;                           /* counted as driving the network provider (see shmemi_ofi_driving) */
-    const char *fn;                        /* the routine waiting, for the message when the wait can never end */
-    int blocked;                           /* counted in this PE's life.blocked */
-    uint64_t next_scan, scan_sum, scan_t0; /* shmemi_life_tick's look at the job */
-};
-SHMEMI_HIDDEN void shmemi_waiter_pause(struct shmemi_waiter *w); /* spin/yield phases; sets up sleeping */
-SHMEMI_HIDDEN void shmemi_waiter_sleep(struct shmemi_waiter *w); /* futex wait on bell (after re-check) */
-SHMEMI_HIDDEN void shmemi_waiter_done(struct shmemi_waiter *w);
-
-/* Waits until cond holds; fn names the routine for the message if the wait can never end (a PE left the job). */
-#define SHMEMI_WAIT_FOR(cond, who) SHMEMI_WAIT_FOR_VAR(cond, NULL, 0, who)
-#define SHMEMI_WAIT_FOR_VAR(cond, var, varlen, who)                                                                    \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            struct shmemi_waiter w_ = {.addr = (var), .len = (varlen), .fn = (who)};                                   \
-            for (;;) {                                                                                                 \
-                shmemi_waiter_pause(&w_);                                                                              \
-                if (cond)                                                                                              \
-                    break;                                                                                             \
-                if (w_.sleeping)                                                                                       \
-                    shmemi_waiter_sleep(&w_);                                                                          \
-            }                                                                                                          \
-            shmemi_waiter_done(&w_);                                                                                   \
-        }                                                                                                              \
-    } while (0)
-
-/* ---- leaving the job (exit.c) ----
- * A PE that ends without shmem_finalize: with a non-zero status the job is torn down at once; with status 0 it
- * finalizes at exit in a step of its own (never a barrier of the program's) and says so to every PE. A wait that
- * runs long counts its thread as blocked; once some PE has left that way, blocked waiters look at the whole job, and
- * when no PE can run any more (every one blocked, or gone into finalize) and it stays so, the job ends with a
- * message naming the PE that left and the routine the others wait in. */
-/* GONE is never written: a reader's word for a PE whose process no longer exists */
-enum shmemi_life_state { SHMEMI_LIFE_RUNNING, SHMEMI_LIFE_FINALIZING, SHMEMI_LIFE_LEFT, SHMEMI_LIFE_GONE };
-/* From a waiter's slow path: marks it blocked, and checks the job once a PE has left. */
-SHMEMI_HIDDEN void shmemi_life_tick(struct shmemi_waiter *w);
-SHMEMI_HIDDEN void shmemi_life_unblock(struct shmemi_waiter *w);
-/* At the end of shmem_init: the exit hook. */
-SHMEMI_HIDDEN void shmemi_exit_setup(void);
-/* Finalize's synchronization: every PE enters it, from shmem_finalize or at exit (implicit = 1), and none leaves
- * before all have entered. Distinct from every barrier the program can call. */
-SHMEMI_HIDDEN void shmemi_finalize_sync(int implicit);
-/* shmem_finalize; implicit = 1 from the exit hook */
-SHMEMI_HIDDEN void shmemi_finalize(int implicit);
-
-/* ---- GPU memory: a buffer of this PE (symmetric or, with device awareness, local) in GPU memory? ---- */
-SHMEMI_HIDDEN int shmemi_dev_local_slow(const void *p);
-static inline int shmemi_dev_local(const void *p) { return SHMEMI_UNLIKELY(shmemi_rt.gpu) && shmemi_dev_local_slow(p); }
-
-/* ---- pieces of the runtime used across files ---- */
-SHMEMI_HIDDEN int shmemi_segments_create(char *err, size_t errlen);
-SHMEMI_HIDDEN void shmemi_segments_destroy(void);
-SHMEMI_HIDDEN void shmemi_barrier_internal(void);
-SHMEMI_HIDDEN void *shmemi_seg_alloc(struct shmemi_seg *s, size_t size, size_t align, const char *fn);
-SHMEMI_HIDDEN void shmemi_seg_free(void *ptr, const char *fn);
-SHMEMI_HIDDEN void shmemi_info_print(FILE *f);
 
 #endif

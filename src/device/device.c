@@ -13,6 +13,7 @@
 #include <gshmem/device/state.h>
 
 #include "gpu/gtl.h"
+#include "mem/mem.h"
 #include "proxy/proxy.h"
 #include "shmemg.h"
 
@@ -20,8 +21,6 @@ _Static_assert((int)SHMEMGI_AMO_XOR == (int)SHMEMI_AMO_XOR && (int)SHMEMGI_AMO_C
                "the device library numbers atomics as the host does");
 _Static_assert(SHMEMGI_MAX_DTEAMS == SHMEMI_MAX_TEAMS, "a device team's row is its collective slot");
 _Static_assert(sizeof(struct shmemgi_req) == 128, "a ring slot is 128 bytes");
-
-struct gshmem_ctx gshmem_ctx_device_default; /* shmemg.h: SHMEM_DEVICE_CTX_DEFAULT */
 
 static struct shmemgi_dstate hst; /* what every unit receives */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -154,9 +153,10 @@ int shmemi_device_init(char *why, size_t len) {
     for (uint64_t i = 0; i < SHMEMGI_RING_SLOTS; i++)
         ring->slot[i].seq = i; /* slot i is free for ticket i */
     /* the barrier counters of device teams, in the GPU heap: symmetric, so peers signal them as any object */
-    size_t sync_bytes = (size_t)SHMEMGI_MAX_DTEAMS * (SHMEMGI_SYNC_ROUNDS + 1) * sizeof(uint64_t) +
-                        2 * SHMEMGI_COLL_HALF;
-    sync_area = shmemi_seg_alloc(&shmemi_rt.segs[shmemi_rt.dev_heap], sync_bytes, 64, fn);
+    size_t sync_bytes =
+        (size_t)SHMEMGI_MAX_DTEAMS * (SHMEMGI_SYNC_ROUNDS + 1) * sizeof(uint64_t) + 2 * SHMEMGI_COLL_HALF;
+    /* (every PE allocates the same at init: the same offset; init's last barrier comes before any peer uses it) */
+    sync_area = shmemi_seg_alloc_local(&shmemi_rt.segs[shmemi_rt.dev_heap], sync_bytes, 64, fn);
     if (!sync_area) {
         snprintf(why, len,
                  "the GPU heap has no room for the device library's %zu bytes of barrier counters (set "

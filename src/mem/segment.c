@@ -19,6 +19,7 @@
 #include "bootstrap/bootstrap.h"
 #include "gpu/gtl.h"
 #include "mem/buddy.h"
+#include "mem/mem.h"
 #include "state.h"
 
 #define HEAP_MIN_BLOCK 64
@@ -611,4 +612,17 @@ void shmemi_segments_destroy(void) {
             shmemi_buddy_destroy(s->alloc);
     }
     /* the control segment is kept: a late peer may still ring our bell while it finishes */
+}
+
+void *shmemi_seg_alloc_local(struct shmemi_seg *s, size_t size, size_t align, const char *fn) {
+    void *p = NULL;
+    if (size) {
+        size_t off;
+        if (!shmemi_buddy_alloc(s->alloc, size, align < SHMEMI_ALLOC_ALIGN ? SHMEMI_ALLOC_ALIGN : align, &off))
+            p = s->base + off;
+        else
+            shmemi_debug("%s(%zu): the %s is exhausted (%zu bytes free)", fn, size, s->name,
+                         shmemi_buddy_bytes_free(s->alloc));
+    }
+    return p;
 }

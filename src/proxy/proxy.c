@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "comm/comm.h"
 #include "gpu/gtl.h"
-#include "state.h"
 
 static struct shmemgi_ring *ring;
 static struct shmemgi_derror *derr;

@@ -18,6 +18,16 @@ struct bufs {
 __device__ static int ival(int pe, size_t i) { return (int)(pe * 7 + i % 1000) - 300; }
 __device__ static char cval(int pe, int to, size_t i) { return (char)(pe * 13 + to * 5 + i); }
 
+/* the world's barrier where the team is the world; a team_sync on a split team */
+__device__ static void barrier(shmem_team_t team, int world, int gran) {
+    if (world)
+        gran == 1 ? shmemgx_barrier_all_tg() : gran == 2 ? shmemgx_barrier_all_htg() : shmemgx_barrier_all();
+    else
+        gran == 1   ? (void)shmemg_team_sync_tg(team)
+        : gran == 2 ? (void)shmemg_team_sync_htg(team)
+                    : (void)shmemg_team_sync(team);
+}
+
 /* every member has checked before anyone's next collective writes into its dest */
 __device__ static void settle(shmem_team_t team, int lead, int gran) {
     __syncthreads();
@@ -39,12 +49,7 @@ __global__ void k_data(shmem_team_t team, int world, int tme, int tn, int gran, 
     }
     __syncthreads();
     if (lead) { /* (the world's barrier where the team is the world; a team_sync on a split team) */
-        if (world)
-            gran == 1 ? shmemgx_barrier_all_tg() : gran == 2 ? shmemgx_barrier_all_htg() : shmemgx_barrier_all();
-        else
-            gran == 1   ? (void)shmemg_team_sync_tg(team)
-            : gran == 2 ? (void)shmemg_team_sync_htg(team)
-                        : (void)shmemg_team_sync(team);
+        barrier(team, world, gran);
     }
     __syncthreads();
     for (int root = 0; root < tn; root++) { /* broadcast from every root */
@@ -68,12 +73,7 @@ __global__ void k_data(shmem_team_t team, int world, int tme, int tn, int gran, 
         DCHECK(b.cdst[i] == cval(i / B, tme, i % B), "alltoall [%d] = %d", i, b.cdst[i]);
     __syncthreads();
     if (lead) { /* nobody starts the next test's writes before everyone checked */
-        if (world)
-            gran == 1 ? shmemgx_barrier_all_tg() : gran == 2 ? shmemgx_barrier_all_htg() : shmemgx_barrier_all();
-        else
-            gran == 1   ? (void)shmemg_team_sync_tg(team)
-            : gran == 2 ? (void)shmemg_team_sync_htg(team)
-                        : (void)shmemg_team_sync(team);
+        barrier(team, world, gran);
     }
 }
 

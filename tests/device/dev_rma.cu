@@ -188,6 +188,24 @@ __global__ void k_wait(bufs b, int *fails) {
     (void)me;
 }
 
+/* back-pressure: 256 threads x 16 p each, four times the proxy's ring, then one quiet; everything arrives */
+#define FLOOD 16
+__global__ void k_flood(int *slots, int *fails) {
+    int me = shmemg_my_pe(), np = shmemg_n_pes(), right = (me + 1) % np, left = (me + np - 1) % np;
+    for (int k = 0; k < FLOOD; k++)
+        shmemg_int_p(&slots[threadIdx.x * FLOOD + k], me * 100000 + (int)threadIdx.x * FLOOD + k, right);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        shmemg_quiet();
+        shmemg_sync_all();
+    }
+    __syncthreads();
+    for (int k = 0; k < FLOOD; k++) {
+        int i = threadIdx.x * FLOOD + k;
+        DCHECK(slots[i] == left * 100000 + i, "flood slot %d = %d", i, slots[i]);
+    }
+}
+
 /* device barriers on teams: the world (every granularity), the shared team, and a split one (teams given by host) */
 __global__ void k_teams(shmem_team_t split, int *counter, int rounds, int *fails) {
     int me = shmemg_my_pe();
@@ -268,6 +286,11 @@ int main(int argc, char **argv) {
     shmem_barrier_all();
     k_wait<<<1, 64>>>(b, dev_fail);
     dev_check("k_wait");
+
+    int *slots = (int *)shmemg_calloc(256 * FLOOD, sizeof(int));
+    k_flood<<<1, 256>>>(slots, dev_fail);
+    dev_check("k_flood");
+    shmem_barrier_all();
 
     shmem_team_t split = SHMEM_TEAM_INVALID; /* the even PEs */
     shmem_team_split_strided(SHMEM_DEVICE_TEAM_WORLD, 0, 2, (np + 1) / 2, nullptr, 0, &split);

@@ -72,12 +72,44 @@ cmake --build "$tmp/cm/b" >/dev/null
 # the installed demo and shmem-perf run as the README runs them (they find the library through their RUNPATH)
 "$P/bin/oshrun" -np 2 "$P/bin/gshmem-demo" >/dev/null
 if [ -x "$P/bin/shmem-perf" ]; then "$P/bin/oshrun" -np 2 "$P/bin/shmem-perf" --quick >/dev/null; fi
+# a CUDA program built for the CPU emulation by the installed oshcc (compiled and linked in one step, and in two),
+# run by the installed oshrun: kernels put around the ring and meet in a device barrier
+mkdir -p "$tmp/cu"
+cat >"$tmp/cu/ring.cu" <<'CU'
+#include <cstdio>
+#include <shmem.h>
+#include <shmemg.h>
+__global__ void ring(long *d, long *s) {
+    int me = shmemg_my_pe(), n = shmemg_n_pes();
+    *s = me;
+    shmemg_putmem(d, s, sizeof(long), (me + 1) % n);
+    shmemg_quiet();
+    shmemg_sync_all();
+}
+int main() {
+    int prov = 0;
+    shmem_init_thread(SHMEM_THREAD_SINGLE | SHMEM_DEVICE_KERNEL_INIT, &prov);
+    long *b = (long *)shmemg_calloc(2, sizeof(long)), h = -1;
+    ring<<<1, 1>>>(b, b + 1);
+    cudaMemcpy(&h, b, sizeof h, cudaMemcpyDeviceToHost);
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    printf("%s %d\n", (prov & SHMEM_DEVICE_KERNEL_INIT) && h == (me + n - 1) % n ? "ring ok" : "ring FAILED", me);
+    shmem_finalize();
+    return 0;
+}
+CU
+"$P/bin/oshcc" --emulate-gpu "$tmp/cu/ring.cu" -o "$tmp/cu/ring1"
+(cd "$tmp/cu" && "$P/bin/oshcc" --emulate-gpu -c ring.cu && "$P/bin/oshcc" --emulate-gpu ring.o -o ring2)
+for r in ring1 ring2; do
+  SHMEM_SYMMETRIC_SIZE_DEVICE=16M "$P/bin/oshrun" -np 2 "$tmp/cu/$r" >"$tmp/cu/out"
+  [ "$(grep -c 'ring ok' "$tmp/cu/out")" = 2 ] || { echo "oshcc --emulate-gpu: $r did not run right:" >&2; cat "$tmp/cu/out" >&2; exit 1; }
+done
 # Programs hold copies of the exported team and context objects sized as when they were linked (copy relocations),
 # so those sizes must never change (src/core/state.h): 256 bytes per team, 128 for the default context.
 if command -v nm >/dev/null; then
   so=$(ls "$P"/lib*/libgshmem.so | head -1)
   sizes=$(nm -D -S "$so" | awk '$4 ~ /^gshmem_(team|ctx)_/ {print $4 "=" $2}' | sort | tr '\n' ' ')
-  want="gshmem_ctx_default=0000000000000080 gshmem_team_device_shared=0000000000000100 gshmem_team_device_world=0000000000000100 gshmem_team_shared=0000000000000100 gshmem_team_world=0000000000000100 "
+  want="gshmem_ctx_default=0000000000000080 gshmem_ctx_device_default=0000000000000080 gshmem_team_device_shared=0000000000000100 gshmem_team_device_world=0000000000000100 gshmem_team_shared=0000000000000100 gshmem_team_world=0000000000000100 "
   if [ "$sizes" != "$want" ]; then
     echo "exported object sizes changed (an ABI break for linked programs): $sizes; want $want" >&2
     exit 1

@@ -101,6 +101,17 @@ SHMEMGI_D uint64_t htg_bcast(uint64_t v) {
     return __shfl_sync(htg_size() == 32 ? 0xffffffffu : (1u << htg_size()) - 1, v, 0);
 #endif
 }
+/* a calling group: this thread's rank in it, its size, its barrier */
+SHMEMGI_D void tg_sync_fn() { tg_sync(); }
+SHMEMGI_D void htg_sync_fn() { htg_sync(); }
+struct grp {
+    unsigned rank, size;
+    void (*sync)();
+};
+SHMEMGI_D void nosync() {}
+SHMEMGI_D grp thread_grp() { return grp{0, 1, nosync}; }
+SHMEMGI_D grp tg_grp() { return grp{tg_rank(), tg_size(), tg_sync_fn}; }
+SHMEMGI_D grp htg_grp() { return grp{htg_rank(), htg_size(), htg_sync_fn}; }
 SHMEMGI_D uint64_t vload64(const void *p) { return *(const volatile uint64_t *)p; }
 SHMEMGI_D uint32_t vload32(const void *p) { return *(const volatile uint32_t *)p; }
 SHMEMGI_D void vstore64(void *p, uint64_t v) { *(volatile uint64_t *)p = v; }
@@ -603,95 +614,66 @@ SHMEMGI_API void *shmemg_ptr(const void *dest, int pe) {
     return g.peer[pe] ? (void *)(uintptr_t)(g.peer[pe] + off) : nullptr;
 }
 
-#define SHMEMGI_RMA_FORMS(NAME, DIR, NBI)                                                                              \
-    SHMEMGI_API void shmemg_##NAME(void *dest, const void *source, size_t nelems, int pe) {                            \
-        shmemgi::rma(shmemgi::DIR, 0, dest, source, nelems, pe, NBI, 0, 1, "shmemg_" #NAME);                           \
-    }                                                                                                                  \
-    SHMEMGI_API void shmemg_ctx_##NAME(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) {       \
-        int c = shmemgi::ctx_index(ctx, "shmemg_ctx_" #NAME);                                                          \
-        shmemgi::rma(shmemgi::DIR, c, dest, source, nelems, pe, NBI, 0, 1, "shmemg_ctx_" #NAME);                       \
-    }                                                                                                                  \
-    SHMEMGI_API void shmemg_##NAME##_tg(void *dest, const void *source, size_t nelems, int pe) {                       \
-        shmemgi::tg_sync();                                                                                            \
-        shmemgi::rma(shmemgi::DIR, 0, dest, source, nelems, pe, NBI, shmemgi::tg_rank(), shmemgi::tg_size(),           \
-                     "shmemg_" #NAME "_tg");                                                                           \
-        shmemgi::tg_sync();                                                                                            \
-    }                                                                                                                  \
-    SHMEMGI_API void shmemg_ctx_##NAME##_tg(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) {  \
-        int c = shmemgi::ctx_index(ctx, "shmemg_ctx_" #NAME "_tg");                                                    \
-        shmemgi::tg_sync();                                                                                            \
-        shmemgi::rma(shmemgi::DIR, c, dest, source, nelems, pe, NBI, shmemgi::tg_rank(), shmemgi::tg_size(),           \
-                     "shmemg_ctx_" #NAME "_tg");                                                                       \
-        shmemgi::tg_sync();                                                                                            \
-    }                                                                                                                  \
-    SHMEMGI_API void shmemg_##NAME##_htg(void *dest, const void *source, size_t nelems, int pe) {                      \
-        shmemgi::htg_sync();                                                                                           \
-        shmemgi::rma(shmemgi::DIR, 0, dest, source, nelems, pe, NBI, shmemgi::htg_rank(), shmemgi::htg_size(),         \
-                     "shmemg_" #NAME "_htg");                                                                          \
-        shmemgi::htg_sync();                                                                                           \
-    }                                                                                                                  \
-    SHMEMGI_API void shmemg_ctx_##NAME##_htg(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe) { \
-        int c = shmemgi::ctx_index(ctx, "shmemg_ctx_" #NAME "_htg");                                                   \
-        shmemgi::htg_sync();                                                                                           \
-        shmemgi::rma(shmemgi::DIR, c, dest, source, nelems, pe, NBI, shmemgi::htg_rank(), shmemgi::htg_size(),         \
-                     "shmemg_ctx_" #NAME "_htg");                                                                      \
-        shmemgi::htg_sync();                                                                                           \
-    }
-SHMEMGI_RMA_FORMS(putmem, PUT, 0)
-SHMEMGI_RMA_FORMS(putmem_nbi, PUT, 1)
-SHMEMGI_RMA_FORMS(getmem, GET, 0)
-SHMEMGI_RMA_FORMS(getmem_nbi, GET, 1)
-#undef SHMEMGI_RMA_FORMS
-
 namespace shmemgi {
-SHMEMGI_D void tg_sync_fn() { tg_sync(); }
-SHMEMGI_D void htg_sync_fn() { htg_sync(); }
+/* a put or get by a group (between its barriers: every thread's part of the source is written before, and the whole
+ * destination after), or by one thread */
+SHMEMGI_D void rma_grp(const grp &g, int dir, shmem_ctx_t ctx, int ctx_form, void *dest, const void *src, size_t n,
+                       int pe, int nbi, const char *fn) {
+    check_init(fn);
+    int c = ctx_form ? ctx_index(ctx, fn) : 0;
+    g.sync();
+    rma(dir, c, dest, src, n, pe, nbi, g.rank, g.size, fn);
+    g.sync();
+}
+SHMEMGI_D void put_signal_grp(const grp &g, shmem_ctx_t ctx, int ctx_form, void *dest, const void *src, size_t n,
+                              uint64_t *sig, uint64_t signal, int sig_op, int pe, int nbi, const char *fn) {
+    check_init(fn);
+    int c = ctx_form ? ctx_index(ctx, fn) : 0;
+    g.sync();
+    put_signal(c, dest, src, n, sig, signal, sig_op, pe, nbi, g.rank, g.size, g.size > 1 ? g.sync : nullptr, fn);
+    g.sync();
+}
 } // namespace shmemgi
 
-#define SHMEMGI_SIGNAL_FORMS(NAME, NBI)                                                                                \
-    SHMEMGI_API void shmemg_##NAME(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, \
-                                   int sig_op, int pe) {                                                               \
-        shmemgi::put_signal(0, dest, source, nelems, sig_addr, signal, sig_op, pe, NBI, 0, 1, nullptr,                 \
-                            "shmemg_" #NAME);                                                                          \
+#define SHMEMGI_RMA_FORMS(NAME, DIR, NBI, SUFFIX, GRP)                                                                 \
+    SHMEMGI_API void shmemg_##NAME##SUFFIX(void *dest, const void *source, size_t nelems, int pe) {                    \
+        shmemgi::rma_grp(shmemgi::GRP(), shmemgi::DIR, nullptr, 0, dest, source, nelems, pe, NBI,                      \
+                         "shmemg_" #NAME #SUFFIX);                                                                     \
     }                                                                                                                  \
-    SHMEMGI_API void shmemg_ctx_##NAME(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,                 \
-                                       uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {                      \
-        int c = shmemgi::ctx_index(ctx, "shmemg_ctx_" #NAME);                                                          \
-        shmemgi::put_signal(c, dest, source, nelems, sig_addr, signal, sig_op, pe, NBI, 0, 1, nullptr,                 \
-                            "shmemg_ctx_" #NAME);                                                                      \
-    }                                                                                                                  \
-    SHMEMGI_API void shmemg_##NAME##_tg(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,             \
-                                        uint64_t signal, int sig_op, int pe) {                                         \
-        shmemgi::tg_sync();                                                                                            \
-        shmemgi::put_signal(0, dest, source, nelems, sig_addr, signal, sig_op, pe, NBI, shmemgi::tg_rank(),            \
-                            shmemgi::tg_size(), shmemgi::tg_sync_fn, "shmemg_" #NAME "_tg");                           \
-        shmemgi::tg_sync();                                                                                            \
-    }                                                                                                                  \
-    SHMEMGI_API void shmemg_ctx_##NAME##_tg(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,            \
-                                            uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {                 \
-        int c = shmemgi::ctx_index(ctx, "shmemg_ctx_" #NAME "_tg");                                                    \
-        shmemgi::tg_sync();                                                                                            \
-        shmemgi::put_signal(c, dest, source, nelems, sig_addr, signal, sig_op, pe, NBI, shmemgi::tg_rank(),            \
-                            shmemgi::tg_size(), shmemgi::tg_sync_fn, "shmemg_ctx_" #NAME "_tg");                       \
-        shmemgi::tg_sync();                                                                                            \
-    }                                                                                                                  \
-    SHMEMGI_API void shmemg_##NAME##_htg(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,            \
-                                         uint64_t signal, int sig_op, int pe) {                                        \
-        shmemgi::htg_sync();                                                                                           \
-        shmemgi::put_signal(0, dest, source, nelems, sig_addr, signal, sig_op, pe, NBI, shmemgi::htg_rank(),           \
-                            shmemgi::htg_size(), shmemgi::htg_sync_fn, "shmemg_" #NAME "_htg");                        \
-        shmemgi::htg_sync();                                                                                           \
-    }                                                                                                                  \
-    SHMEMGI_API void shmemg_ctx_##NAME##_htg(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,           \
-                                             uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {                \
-        int c = shmemgi::ctx_index(ctx, "shmemg_ctx_" #NAME "_htg");                                                   \
-        shmemgi::htg_sync();                                                                                           \
-        shmemgi::put_signal(c, dest, source, nelems, sig_addr, signal, sig_op, pe, NBI, shmemgi::htg_rank(),           \
-                            shmemgi::htg_size(), shmemgi::htg_sync_fn, "shmemg_ctx_" #NAME "_htg");                    \
-        shmemgi::htg_sync();                                                                                           \
+    SHMEMGI_API void shmemg_ctx_##NAME##SUFFIX(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,         \
+                                               int pe) {                                                               \
+        shmemgi::rma_grp(shmemgi::GRP(), shmemgi::DIR, ctx, 1, dest, source, nelems, pe, NBI,                          \
+                         "shmemg_ctx_" #NAME #SUFFIX);                                                                 \
     }
-SHMEMGI_SIGNAL_FORMS(putmem_signal, 0)
-SHMEMGI_SIGNAL_FORMS(putmem_signal_nbi, 1)
+#define SHMEMGI_RMA_GRANS(NAME, DIR, NBI)                                                                              \
+    SHMEMGI_RMA_FORMS(NAME, DIR, NBI, , thread_grp)                                                                    \
+    SHMEMGI_RMA_FORMS(NAME, DIR, NBI, _tg, tg_grp)                                                                     \
+    SHMEMGI_RMA_FORMS(NAME, DIR, NBI, _htg, htg_grp)
+SHMEMGI_RMA_GRANS(putmem, PUT, 0)
+SHMEMGI_RMA_GRANS(putmem_nbi, PUT, 1)
+SHMEMGI_RMA_GRANS(getmem, GET, 0)
+SHMEMGI_RMA_GRANS(getmem_nbi, GET, 1)
+#undef SHMEMGI_RMA_GRANS
+#undef SHMEMGI_RMA_FORMS
+
+#define SHMEMGI_SIGNAL_FORMS(NAME, NBI, SUFFIX, GRP)                                                                   \
+    SHMEMGI_API void shmemg_##NAME##SUFFIX(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,          \
+                                           uint64_t signal, int sig_op, int pe) {                                      \
+        shmemgi::put_signal_grp(shmemgi::GRP(), nullptr, 0, dest, source, nelems, sig_addr, signal, sig_op, pe, NBI,   \
+                                "shmemg_" #NAME #SUFFIX);                                                              \
+    }                                                                                                                  \
+    SHMEMGI_API void shmemg_ctx_##NAME##SUFFIX(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,         \
+                                               uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {              \
+        shmemgi::put_signal_grp(shmemgi::GRP(), ctx, 1, dest, source, nelems, sig_addr, signal, sig_op, pe, NBI,       \
+                                "shmemg_ctx_" #NAME #SUFFIX);                                                          \
+    }
+#define SHMEMGI_SIGNAL_GRANS(NAME, NBI)                                                                                \
+    SHMEMGI_SIGNAL_FORMS(NAME, NBI, , thread_grp)                                                                      \
+    SHMEMGI_SIGNAL_FORMS(NAME, NBI, _tg, tg_grp)                                                                       \
+    SHMEMGI_SIGNAL_FORMS(NAME, NBI, _htg, htg_grp)
+SHMEMGI_SIGNAL_GRANS(putmem_signal, 0)
+SHMEMGI_SIGNAL_GRANS(putmem_signal_nbi, 1)
+#undef SHMEMGI_SIGNAL_GRANS
 #undef SHMEMGI_SIGNAL_FORMS
 
 SHMEMGI_API uint64_t shmemg_signal_fetch(const uint64_t *sig_addr) {
@@ -725,78 +707,55 @@ SHMEMGI_API uint64_t shmemg_signal_wait_until_htg(uint64_t *sig_addr, int cmp, u
     return v;
 }
 
-#define SHMEMGI_ORDER_FORMS(NAME)                                                                                      \
-    SHMEMGI_API void shmemg_##NAME(void) {                                                                             \
-        shmemgi::check_init("shmemg_" #NAME);                                                                          \
-        shmemgi::NAME(0);                                                                                              \
-    }                                                                                                                  \
-    SHMEMGI_API void shmemg_ctx_##NAME(shmem_ctx_t ctx) {                                                              \
-        if (!ctx) /* SHMEM_CTX_INVALID: nothing to order or complete */                                                \
-            return;                                                                                                    \
-        shmemgi::check_init("shmemg_ctx_" #NAME);                                                                      \
-        shmemgi::NAME(shmemgi::ctx_index(ctx, "shmemg_ctx_" #NAME));                                                   \
-    }                                                                                                                  \
-    SHMEMGI_API void shmemg_##NAME##_tg(void) {                                                                        \
-        shmemgi::check_init("shmemg_" #NAME "_tg");                                                                    \
-        shmemgi::tg_sync();                                                                                            \
-        if (shmemgi::tg_rank() == 0)                                                                                   \
-            shmemgi::NAME(0);                                                                                          \
-        shmemgi::tg_sync();                                                                                            \
-    }                                                                                                                  \
-    SHMEMGI_API void shmemg_ctx_##NAME##_tg(shmem_ctx_t ctx) {                                                         \
-        if (!ctx)                                                                                                      \
-            return;                                                                                                    \
-        shmemgi::check_init("shmemg_ctx_" #NAME "_tg");                                                                \
-        int c = shmemgi::ctx_index(ctx, "shmemg_ctx_" #NAME "_tg");                                                    \
-        shmemgi::tg_sync();                                                                                            \
-        if (shmemgi::tg_rank() == 0)                                                                                   \
-            shmemgi::NAME(c);                                                                                          \
-        shmemgi::tg_sync();                                                                                            \
-    }                                                                                                                  \
-    SHMEMGI_API void shmemg_##NAME##_htg(void) {                                                                       \
-        shmemgi::check_init("shmemg_" #NAME "_htg");                                                                   \
-        shmemgi::htg_sync();                                                                                           \
-        if (shmemgi::htg_rank() == 0)                                                                                  \
-            shmemgi::NAME(0);                                                                                          \
-        shmemgi::htg_sync();                                                                                           \
-    }                                                                                                                  \
-    SHMEMGI_API void shmemg_ctx_##NAME##_htg(shmem_ctx_t ctx) {                                                        \
-        if (!ctx)                                                                                                      \
-            return;                                                                                                    \
-        shmemgi::check_init("shmemg_ctx_" #NAME "_htg");                                                               \
-        int c = shmemgi::ctx_index(ctx, "shmemg_ctx_" #NAME "_htg");                                                   \
-        shmemgi::htg_sync();                                                                                           \
-        if (shmemgi::htg_rank() == 0)                                                                                  \
-            shmemgi::NAME(c);                                                                                          \
-        shmemgi::htg_sync();                                                                                           \
+namespace shmemgi {
+/* fence or quiet by a group: its first thread does it for all, between the group's barriers */
+SHMEMGI_D void order(const grp &g, shmem_ctx_t ctx, int ctx_form, int is_quiet, const char *fn) {
+    if (ctx_form && !ctx) /* SHMEM_CTX_INVALID: nothing to order or complete */
+        return;
+    check_init(fn);
+    int c = ctx_form ? ctx_index(ctx, fn) : 0;
+    g.sync();
+    if (g.rank == 0) {
+        if (is_quiet)
+            quiet(c);
+        else
+            fence(c);
     }
-SHMEMGI_ORDER_FORMS(fence)
-SHMEMGI_ORDER_FORMS(quiet)
+    g.sync();
+}
+SHMEMGI_D int team_sync_grp(const grp &g, shmem_team_t team, const char *fn) {
+    check_init(fn);
+    const struct shmemgi_dteam &t = team_of(team, fn);
+    g.sync();
+    int r = g.rank == 0 ? team_sync(t, fn) : 0;
+    g.sync();
+    return r;
+}
+} // namespace shmemgi
+
+#define SHMEMGI_ORDER_FORMS(NAME, Q, SUFFIX, GRP)                                                                      \
+    SHMEMGI_API void shmemg_##NAME##SUFFIX(void) {                                                                     \
+        shmemgi::order(shmemgi::GRP(), nullptr, 0, Q, "shmemg_" #NAME #SUFFIX);                                        \
+    }                                                                                                                  \
+    SHMEMGI_API void shmemg_ctx_##NAME##SUFFIX(shmem_ctx_t ctx) {                                                      \
+        shmemgi::order(shmemgi::GRP(), ctx, 1, Q, "shmemg_ctx_" #NAME #SUFFIX);                                        \
+    }
+SHMEMGI_ORDER_FORMS(fence, 0, , thread_grp)
+SHMEMGI_ORDER_FORMS(fence, 0, _tg, tg_grp)
+SHMEMGI_ORDER_FORMS(fence, 0, _htg, htg_grp)
+SHMEMGI_ORDER_FORMS(quiet, 1, , thread_grp)
+SHMEMGI_ORDER_FORMS(quiet, 1, _tg, tg_grp)
+SHMEMGI_ORDER_FORMS(quiet, 1, _htg, htg_grp)
 #undef SHMEMGI_ORDER_FORMS
 
 SHMEMGI_API int shmemg_team_sync(shmem_team_t team) {
-    shmemgi::check_init("shmemg_team_sync");
-    return shmemgi::team_sync(shmemgi::team_of(team, "shmemg_team_sync"), "shmemg_team_sync");
+    return shmemgi::team_sync_grp(shmemgi::thread_grp(), team, "shmemg_team_sync");
 }
 SHMEMGI_API int shmemg_team_sync_tg(shmem_team_t team) {
-    shmemgi::check_init("shmemg_team_sync_tg");
-    const struct shmemgi_dteam &t = shmemgi::team_of(team, "shmemg_team_sync_tg");
-    shmemgi::tg_sync();
-    int r = 0;
-    if (shmemgi::tg_rank() == 0)
-        r = shmemgi::team_sync(t, "shmemg_team_sync_tg");
-    shmemgi::tg_sync();
-    return r;
+    return shmemgi::team_sync_grp(shmemgi::tg_grp(), team, "shmemg_team_sync_tg");
 }
 SHMEMGI_API int shmemg_team_sync_htg(shmem_team_t team) {
-    shmemgi::check_init("shmemg_team_sync_htg");
-    const struct shmemgi_dteam &t = shmemgi::team_of(team, "shmemg_team_sync_htg");
-    shmemgi::htg_sync();
-    int r = 0;
-    if (shmemgi::htg_rank() == 0)
-        r = shmemgi::team_sync(t, "shmemg_team_sync_htg");
-    shmemgi::htg_sync();
-    return r;
+    return shmemgi::team_sync_grp(shmemgi::htg_grp(), team, "shmemg_team_sync_htg");
 }
 SHMEMGI_API int shmemg_sync_all(void) { return shmemg_team_sync(SHMEM_DEVICE_TEAM_WORLD); }
 SHMEMGI_API int shmemg_sync_all_tg(void) { return shmemg_team_sync_tg(SHMEM_DEVICE_TEAM_WORLD); }
@@ -807,14 +766,6 @@ SHMEMGI_API int shmemg_sync_all_htg(void) { return shmemg_team_sync_htg(SHMEM_DE
  * host's team collectives they complete on return (a barrier at the end), and the data moves with the same puts and
  * gets as the RMA routines (direct to mapped peers, the proxy otherwise). ==== */
 namespace shmemgi {
-struct grp {
-    unsigned rank, size;
-    void (*sync)();
-};
-SHMEMGI_D void nosync() {}
-SHMEMGI_D grp thread_grp() { return grp{0, 1, nosync}; }
-SHMEMGI_D grp tg_grp() { return grp{tg_rank(), tg_size(), tg_sync_fn}; }
-SHMEMGI_D grp htg_grp() { return grp{htg_rank(), htg_size(), htg_sync_fn}; }
 
 /* the group's puts are complete everywhere, then every member of the team has arrived */
 SHMEMGI_D void coll_end(const grp &g, const struct shmemgi_dteam &t, const char *fn) {

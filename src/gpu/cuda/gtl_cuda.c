@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "coll/coll.h"
 #include "gpu/gtl.h"
 #include "state.h"
 

@@ -12,7 +12,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "coll/coll.h"
 #include "gpu/gtl.h"
 #include "state.h"
 

@@ -1,9 +1,11 @@
-/* reduce_ops.c - the element-wise reduction kernels: acc[i] = acc[i] OP in[i] for every type of the team-based and
- * active-set reduction tables. Integer sums and products wrap (computed in uint64_t, so signed overflow is not
- * undefined behaviour); MAX/MIN are defined on real types; SUM/PROD also on complex types. */
+/* ops.c - computation every layer uses: the element-wise reduction kernels (acc[i] = acc[i] OP in[i] for every type
+ * of the team-based and active-set reduction tables; integer sums and products wrap, computed in uint64_t so signed
+ * overflow is not undefined behaviour; MAX/MIN on real types; SUM/PROD also on complex types) and the CPU atomics on
+ * a word that the shared-memory path, the libfabric transport and the emulated GPU apply. */
 #include <complex.h>
 
-#include "coll.h"
+#include "cpu_amo.h"
+#include "state.h"
 
 #define LOOP(T, EXPR)                                                                                                  \
     do {                                                                                                               \
@@ -100,3 +102,7 @@ int shmemi_reduce_valid(int op, int dtype) {
 }
 
 void shmemi_reduce_apply(int op, int dtype, void *acc, const void *in, size_t n) { kernels[dtype].fn(op, acc, in, n); }
+
+uint64_t shmemi_amo_cpu(void *p, int op, uint64_t value, uint64_t cond, size_t size) {
+    return size == 8 ? shmemi_amo64((uint64_t *)p, op, value, cond) : shmemi_amo32((uint32_t *)p, op, value, cond);
+}

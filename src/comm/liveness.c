@@ -1,5 +1,6 @@
-/* exit.c - leaving the job: finalize's own synchronization, the exit hook for a PE that ends without shmem_finalize,
- * and the check that turns "no PE can ever run again" into a message and a job-wide abort instead of a hang.
+/* liveness.c - leaving the job: finalize's own synchronization, and the check that turns "no PE can ever run again"
+ * into a message and a job-wide abort instead of a hang (runtime/exit.c has the exit hook of a PE that ends without
+ * shmem_finalize).
  *
  * A PE that returns from main or calls exit(0) without shmem_finalize is finalized by the hook. Finalize's
  * synchronization is a count on PE 0 that nothing else uses, so it cannot pair with a barrier the program still runs
@@ -23,8 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bootstrap/bootstrap.h"
-#include "state.h"
+#include "comm/comm.h"
 #include "transport/ofi/ofi.h"
 
 #define SCAN_NS 200000000ull        /* between looks at the job */
@@ -224,26 +224,7 @@ void shmemi_finalize_sync(int implicit) {
     }
 }
 
-static void at_exit(int status, void *arg) {
-    (void)arg;
-    if (shmemi_rt.init_state != 1)
-        return;
-    status &= 0xff; /* what the launcher will see */
-    if (status != 0) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "ended with exit status %d without calling shmem_finalize; terminating the job",
-                 status);
-        fflush(stdout);
-        shmemi_ofi_regions_unlink();
-        shmemb_abort(status, msg);
-    }
-    shmemi_finalize(1);
-}
-
-void shmemi_exit_setup(void) {
-    static int done;
+void shmemi_liveness_init(void) {
     free(dead);
     dead = calloc((size_t)shmemi_rt.n_pes, 1); /* (without it, vanished processes go unnoticed: not fatal) */
-    if (!done++)
-        on_exit(at_exit, NULL);
 }

@@ -1,5 +1,5 @@
-/* wait.c - back-off waiting (spin, yield, then sleep on a futex until a peer's write rings this PE) and the
- * point-to-point synchronization routines built on it. PEs are oversubscribed in practice: never spin forever. */
+/* wait.c - back-off waiting (spin, yield, then sleep on a futex until a peer's write rings this PE: core/bell.c) and
+ * the point-to-point synchronization routines built on it. PEs are oversubscribed in practice: never spin forever. */
 #include <errno.h>
 #include <pthread.h>
 #include <limits.h>
@@ -8,70 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "comm/comm.h"
 #include "gpu/gtl.h"
-#include "state.h"
 #include "transport/ofi/ofi.h"
-
-static void futex_wait(uint32_t *addr, uint32_t val, long ns) {
-    struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
-    syscall(SYS_futex, addr, FUTEX_WAIT, val, &ts, NULL, 0);
-}
-
-static void wake(struct shmemi_ctl *c) {
-    __atomic_fetch_add(&c->bell, 1, __ATOMIC_SEQ_CST);
-    syscall(SYS_futex, &c->bell, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
-void shmemi_ring_slow(struct shmemi_ctl *c, const void *addr, size_t len) {
-    int ws = __atomic_load_n(&c->wait_seg, __ATOMIC_ACQUIRE);
-    if (ws == SHMEMI_WAITON_INTERNAL)
-        return;
-    if (ws != SHMEMI_WAITON_ANY) {
-        size_t off;
-        struct shmemi_seg *s = shmemi_find_seg(addr, &off);
-        if (!s || s - shmemi_rt.segs != ws || off >= __atomic_load_n(&c->wait_hi, __ATOMIC_RELAXED) ||
-            off + len <= __atomic_load_n(&c->wait_lo, __ATOMIC_RELAXED))
-            return;
-    }
-    wake(c);
-}
-
-void shmemi_ring_force(int pe) {
-    struct shmemi_ctl *c = shmemi_rt.ctl[pe];
-    if (c && __atomic_load_n(&c->sleepers, __ATOMIC_RELAXED)) /* a peer off this node: its progress thread rings */
-        wake(c);
-}
-
-void shmemi_ring_all(void) {
-    for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
-        if (shmemi_rt.ctl[pe])
-            shmemi_ring_force(pe);
-}
-
-/* ---- waking sleepers after network traffic ----
- * Data from the network lands silently (the progress thread sees bytes on a socket, not which word changed). So a
- * thread going to sleep leaves a snapshot of the word it waits on, and the progress thread rings this PE's bell only
- * when that word changed: serving a peer's get or atomic does not wake a PE that waits for something else. A wait on
- * several words, or several sleeping threads, fall back to ringing after every burst of traffic. */
-static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    int n;         /* threads asleep with a watch */
-    int any;       /* ring on any traffic */
-    const void *p; /* the watched word (n == 1, !any) */
-    size_t len;
-    uint64_t snap;
-} watch;
-
-static uint64_t read_word(const void *p, size_t len) {
-    uint64_t v = 0;
-    switch (len) {
-    case 1: v = __atomic_load_n((const uint8_t *)p, __ATOMIC_ACQUIRE); break;
-    case 2: v = __atomic_load_n((const uint16_t *)p, __ATOMIC_ACQUIRE); break;
-    case 4: v = __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE); break;
-    default: v = __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE); break;
-    }
-    return v;
-}
 
 /* a word the CPU may read: not GPU memory (a waiter on that is rung on any traffic) */
 static int watchable(const void *p, size_t len) {
@@ -79,37 +18,9 @@ static int watchable(const void *p, size_t len) {
            !(SHMEMI_UNLIKELY(shmemi_rt.gpu) && shmemi_dev_local(p));
 }
 
-static void watch_set(struct shmemi_waiter *w, int first) {
-    pthread_mutex_lock(&watch_lock);
-    if (first)
-        watch.n++;
-    if (watch.n > 1 || !watchable(w->addr, w->len)) {
-        watch.any = 1;
-    } else {
-        watch.any = 0;
-        watch.p = w->addr;
-        watch.len = w->len;
-        watch.snap = read_word(w->addr, w->len);
-    }
-    pthread_mutex_unlock(&watch_lock);
-}
-
-static void watch_clear(void) {
-    pthread_mutex_lock(&watch_lock);
-    if (--watch.n == 0)
-        watch.any = 0;
-    pthread_mutex_unlock(&watch_lock);
-}
-
-void shmemi_wake_after_traffic(void) {
-    struct shmemi_ctl *me = shmemi_rt.ctl[shmemi_rt.my_pe];
-    if (!__atomic_load_n(&me->sleepers, __ATOMIC_ACQUIRE))
-        return;
-    pthread_mutex_lock(&watch_lock);
-    int ring = watch.n == 0 || watch.any || read_word(watch.p, watch.len) != watch.snap;
-    pthread_mutex_unlock(&watch_lock);
-    if (ring)
-        wake(me);
+static void futex_wait(uint32_t *addr, uint32_t val, long ns) {
+    struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
+    syscall(SYS_futex, addr, FUTEX_WAIT, val, &ts, NULL, 0);
 }
 
 void shmemi_waiter_pause(struct shmemi_waiter *w) {
@@ -131,7 +42,7 @@ void shmemi_waiter_pause(struct shmemi_waiter *w) {
         if (shmemi_ofi_progress() > 0) {
             w->iter = 0;
             if (w->sleeping) { /* awake again: no longer counted among the sleepers */
-                watch_clear();
+                shmemi_watch_clear();
                 __atomic_fetch_sub(&shmemi_rt.ctl[shmemi_rt.my_pe]->sleepers, 1, __ATOMIC_SEQ_CST);
                 w->sleeping = 0;
                 w->sleeps = 0;
@@ -170,11 +81,12 @@ void shmemi_waiter_pause(struct shmemi_waiter *w) {
             __atomic_store_n(&me->wait_seg, (int32_t)SHMEMI_WAITON_ANY, __ATOMIC_RELEASE);
         }
         if (shmemi_ofi_up)
-            watch_set(w, 1);
+            shmemi_watch_set(w->addr, w->len, watchable(w->addr, w->len), 1);
         __atomic_fetch_add(&me->sleepers, 1, __ATOMIC_SEQ_CST);
         w->sleeping = 1;
     } else if (shmemi_ofi_up) {
-        watch_set(w, 0); /* the word may have changed without satisfying the wait: snapshot it again */
+        shmemi_watch_set(w->addr, w->len, watchable(w->addr, w->len),
+                         0); /* the word may have changed without satisfying the wait: snapshot it again */
     }
     w->seq = __atomic_load_n(&me->bell, __ATOMIC_SEQ_CST);
 }
@@ -197,7 +109,7 @@ void shmemi_waiter_done(struct shmemi_waiter *w) {
     if (w->driving)
         shmemi_ofi_driving(SHMEMI_DRIVE_STOP);
     if (w->sleeping && shmemi_ofi_up)
-        watch_clear();
+        shmemi_watch_clear();
     if (w->sleeping)
         __atomic_fetch_sub(&shmemi_rt.ctl[shmemi_rt.my_pe]->sleepers, 1, __ATOMIC_SEQ_CST);
 }

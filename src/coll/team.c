@@ -12,14 +12,7 @@
 #include "coll/coll.h"
 #include "device/device.h"
 #include "shmemg.h" /* the device teams, exported as declared there */
-#include "state.h"
 #include "transport/ofi/ofi.h"
-
-struct gshmem_team gshmem_team_world;
-struct gshmem_team gshmem_team_shared;
-struct gshmem_team gshmem_team_device_world; /* shmemg.h: valid when GPU support is on */
-struct gshmem_team gshmem_team_device_shared;
-struct gshmem_ctx gshmem_ctx_default;
 
 /* This PE's slots: free, used by a team, or reserved by a team creation in progress (another thread may be
  * creating a team from a different parent at the same time) */
@@ -494,18 +487,3 @@ void shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_ctx_sess
 }
 
 void shmem_ctx_session_stop(shmem_ctx_t ctx) { shmem_ctx_quiet(ctx); }
-
-int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *fn) {
-    if (!ctx)
-        shmemi_fatal(fn, "the context is SHMEM_CTX_INVALID; use a context returned by shmem_ctx_create or "
-                         "shmem_team_create_ctx (and check that call's return value)");
-    if (SHMEMI_UNLIKELY(ctx->options & SHMEM_DEVICE_CTX))
-        shmemi_fatal(fn, "the context was made for kernels (SHMEM_DEVICE_CTX, or SHMEM_DEVICE_CTX_DEFAULT): host "
-                         "routines take host contexts; create one without SHMEM_DEVICE_CTX");
-    if ((unsigned)pe >= (unsigned)ctx->size)
-        shmemi_fatal(fn,
-                     "target PE %d is outside the context's team (PEs of a team context are numbered 0..%d "
-                     "within the team); translate it with shmem_team_translate_pe",
-                     pe, ctx->size - 1);
-    return ctx->pes ? ctx->pes[pe] : ctx->start + pe * ctx->stride;
-}

@@ -1,27 +1,19 @@
-/* heap.c - the collective symmetric allocation routines (shmem_malloc & co, the deprecated shmalloc names and
- * partitions). Allocation is deterministic, so every PE gets the same offset without communicating. */
+/* alloc.c - the collective symmetric allocation routines (shmem_malloc & co, the deprecated shmalloc names, spaces,
+ * partitions, the GPU heap): the segment's allocator (mem) between barriers. Allocation is deterministic, so every PE
+ * gets the same offset without communicating. */
 #include <stdio.h>
 #include <string.h>
 
+#include "coll/coll.h"
 #include "gpu/gtl.h"
 #include "mem/buddy.h"
+#include "mem/mem.h"
 #include "shmemg.h"
 #include "shmemx.h"
-#include "state.h"
-
-#define DEFAULT_ALIGN 64 /* at least max_align_t; a cache line avoids false sharing between blocks */
 
 void *shmemi_seg_alloc(struct shmemi_seg *s, size_t size, size_t align, const char *fn) {
     shmemi_check_init(fn);
-    void *p = NULL;
-    if (size) {
-        size_t off;
-        if (!shmemi_buddy_alloc(s->alloc, size, align < DEFAULT_ALIGN ? DEFAULT_ALIGN : align, &off))
-            p = s->base + off;
-        else
-            shmemi_debug("%s(%zu): the %s is exhausted (%zu bytes free)", fn, size, s->name,
-                         shmemi_buddy_bytes_free(s->alloc));
-    }
+    void *p = shmemi_seg_alloc_local(s, size, align, fn);
     shmem_barrier_all();
     return p;
 }
@@ -61,7 +53,7 @@ static void *seg_calloc(struct shmemi_seg *s, size_t count, size_t size, const c
     size_t n = count * size;
     void *p = NULL;
     size_t off;
-    if (n && !shmemi_buddy_alloc(s->alloc, n, DEFAULT_ALIGN, &off)) {
+    if (n && !shmemi_buddy_alloc(s->alloc, n, SHMEMI_ALLOC_ALIGN, &off)) {
         p = s->base + off;
         if (s->kind == SHMEMI_MEM_DEVICE)
             shmemi_gtl_memset(p, 0, n, fn);
@@ -106,7 +98,7 @@ static void *seg_realloc(struct shmemi_seg *s, void *ptr, size_t size, const cha
     void *r = ptr;
     if (size > have) {
         size_t noff;
-        if (shmemi_buddy_alloc(s->alloc, size, DEFAULT_ALIGN, &noff)) {
+        if (shmemi_buddy_alloc(s->alloc, size, SHMEMI_ALLOC_ALIGN, &noff)) {
             r = NULL; /* the old block is left unchanged */
         } else {
             r = s->base + noff;

@@ -9,11 +9,10 @@
 #include "coll/coll.h"
 #include "device/device.h"
 #include "gpu/gtl.h"
+#include "mem/mem.h"
+#include "runtime/runtime.h"
 #include "shmemg.h"
-#include "state.h"
 #include "transport/ofi/ofi.h"
-
-struct shmemi_state shmemi_rt = {.my_pe = 0, .n_pes = 0};
 
 static void init_fail(const char *fn, const char *msg) {
     fprintf(stderr, "gshmem: %s failed%s%d: %s\n", fn, shmemi_rt.n_pes ? " on PE " : "",
@@ -103,6 +102,7 @@ static void do_init(int requested, const char *fn) {
         exit(1); /* the bootstrap said why */
     shmemi_rt.my_pe = info.rank;
     shmemi_rt.n_pes = info.size;
+    shmemi_abort_setup();
     snprintf(shmemi_rt.jobid, sizeof shmemi_rt.jobid, "%s", info.jobid);
     int gpu_bits = requested & (SHMEM_DEVICE_HOST_INIT | SHMEM_DEVICE_KERNEL_INIT);
     requested &= ~(SHMEM_DEVICE_HOST_INIT | SHMEM_DEVICE_KERNEL_INIT);
@@ -254,50 +254,6 @@ void shmem_global_exit(int status) {
         shmemb_abort(status, NULL);
     }
     exit(status);
-}
-
-int shmem_my_pe(void) { return shmemi_rt.init_state == 1 ? shmemi_rt.my_pe : -1; }
-int shmem_n_pes(void) { return shmemi_rt.init_state == 1 ? shmemi_rt.n_pes : -1; }
-int _my_pe(void) { return shmem_my_pe(); }
-int _num_pes(void) { return shmem_n_pes(); }
-
-/* Every PE of the job is reachable (mapped, or through the network transport). */
-int shmem_pe_accessible(int pe) { return shmemi_rt.init_state == 1 && pe >= 0 && pe < shmemi_rt.n_pes; }
-
-int shmem_addr_accessible(const void *addr, int pe) {
-    if (!shmem_pe_accessible(pe))
-        return 0;
-    size_t off;
-    return shmemi_find_seg(addr, &off) != NULL;
-}
-
-void *shmem_ptr(const void *dest, int pe) {
-    if (!shmem_pe_accessible(pe))
-        return NULL;
-    size_t off;
-    struct shmemi_seg *s = shmemi_find_seg(dest, &off);
-    return s && s->peer[pe] ? s->peer[pe] + off : NULL;
-}
-
-void shmem_query_initialized(int *initialized) {
-    if (initialized)
-        *initialized = shmemi_rt.init_state == 1;
-}
-
-void shmem_pcontrol(int level, ...) {}
-
-void shmem_info_get_version(int *major, int *minor) {
-    if (major)
-        *major = SHMEM_MAJOR_VERSION;
-    if (minor)
-        *minor = SHMEM_MINOR_VERSION;
-}
-
-void shmem_info_get_name(char *name) {
-    if (name) {
-        strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN - 1);
-        name[SHMEM_MAX_NAME_LEN - 1] = '\0';
-    }
 }
 
 void shmemi_info_print(FILE *f) {

@@ -1,0 +1,17 @@
+/* mem.h - symmetric segments (static data, the heaps, partitions, the control block) and their allocation. */
+#ifndef GSHMEM_MEM_H
+#define GSHMEM_MEM_H
+
+#include "state.h"
+
+/* Creates and maps every segment (collective through the bootstrap); 0 or -1 with a message naming the setting. */
+SHMEMI_HIDDEN int shmemi_segments_create(char *err, size_t errlen);
+SHMEMI_HIDDEN void shmemi_segments_destroy(void);
+#define SHMEMI_ALLOC_ALIGN                                                                                             \
+    64 /* the least alignment of a block: max_align_t, and a cache line against false sharing                          \
+        */
+/* A block of segment s for this PE alone: every PE making the same calls gets the same offset (the collective
+ * routines put barriers around it: coll/alloc.c) */
+SHMEMI_HIDDEN void *shmemi_seg_alloc_local(struct shmemi_seg *s, size_t size, size_t align, const char *fn);
+
+#endif

@@ -1,0 +1,40 @@
+/* exit.c - the exit hook: a PE that ends without shmem_finalize (return from main, exit) is finalized at exit with
+ * status 0, in finalize's own synchronization (comm/liveness.c), or ends the job at once with a non-zero status; and
+ * the job-wide abort every fatal error ends in (core/error.c calls it through shmemi_rt.abort_job). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bootstrap/bootstrap.h"
+#include "comm/comm.h"
+#include "runtime/runtime.h"
+#include "transport/ofi/ofi.h"
+
+/* the launcher may stop the others by signal; this PE leaves by _exit, so libfabric's shm regions go first */
+static __attribute__((noreturn)) void abort_job(int status, const char *msg) {
+    shmemi_ofi_regions_unlink();
+    shmemb_abort(status, msg);
+}
+
+static void at_exit(int status, void *arg) {
+    (void)arg;
+    if (shmemi_rt.init_state != 1)
+        return;
+    status &= 0xff; /* what the launcher will see */
+    if (status != 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "ended with exit status %d without calling shmem_finalize; terminating the job",
+                 status);
+        fflush(stdout);
+        abort_job(status, msg);
+    }
+    shmemi_finalize(1);
+}
+
+void shmemi_abort_setup(void) { shmemi_rt.abort_job = abort_job; }
+
+void shmemi_exit_setup(void) {
+    static int done;
+    shmemi_liveness_init();
+    if (!done++)
+        on_exit(at_exit, NULL);
+}

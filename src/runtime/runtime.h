@@ -1,0 +1,18 @@
+/* runtime.h - the orchestration above every layer: shmem_init/finalize start and stop them in order, the exit hook
+ * for a PE that leaves without shmem_finalize, and the library's self-description (shmem_info). */
+#ifndef GSHMEM_RUNTIME_H
+#define GSHMEM_RUNTIME_H
+
+#include <stdio.h>
+
+#include "state.h"
+
+/* At the end of shmem_init: the exit hook. */
+SHMEMI_HIDDEN void shmemi_exit_setup(void);
+/* shmem_finalize; implicit = 1 from the exit hook */
+SHMEMI_HIDDEN void shmemi_finalize(int implicit);
+SHMEMI_HIDDEN void shmemi_info_print(FILE *f);
+/* Once the bootstrap is up: fatal errors end the whole job through it */
+SHMEMI_HIDDEN void shmemi_abort_setup(void);
+
+#endif
