@@ -106,6 +106,9 @@ __global__ void k_pg(bufs b, int *fails) {
     DCHECK(g0 == tv<long>(me, 0) && g2 == tv<double>(me, 2) && g4 == tv<uint8_t>(me, 4), "g: %ld %g %d", g0, g2, g4);
     void *p = shmemg_ptr(b.word, me);
     DCHECK(p == b.word, "shmemg_ptr to myself: %p, expected %p", p, (void *)b.word);
+    /* SHMEM_CTX_INVALID: fence and quiet on it do nothing (the spec's one defined use of it) */
+    shmemg_ctx_fence(SHMEM_CTX_INVALID);
+    shmemg_ctx_quiet(SHMEM_CTX_INVALID);
     shmemg_sync_all();
 }
 
