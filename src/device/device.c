@@ -125,6 +125,7 @@ int shmemi_device_init(char *why, size_t len) {
     hst.n_pes = shmemi_rt.n_pes;
     hst.amo_proxy = shmemi_rt.amo_net;
     hst.proxy_all = shmemi_env.device_proxy_all;
+    hst.copy_cutover = shmemi_env.device_copy_cutover;
     for (int i = 0; i < shmemi_rt.nsegs && hst.nsegs < SHMEMGI_MAX_DSEGS; i++) {
         struct shmemi_seg *s = &shmemi_rt.segs[i];
         if (s->kind != SHMEMI_MEM_DEVICE)

@@ -191,6 +191,28 @@ __global__ void k_wait(bufs b, int *fails) {
     (void)me;
 }
 
+/* ordering across the two paths (SHMEM_DEVICE_COPY_CUTOVER=128: the payload goes to the proxy, the flag is a store):
+ * payload putmem, fence, flag p; the right neighbour checks the payload when it sees the flag */
+__global__ void k_fence_mixed(bufs b, int rounds, int *fails) {
+    int me = shmemg_my_pe(), np = shmemg_n_pes(), right = (me + 1) % np, left = (me + np - 1) % np;
+    if (threadIdx.x != 0)
+        return;
+    for (int r = 1; r <= rounds; r++) {
+        int *stage = (int *)b.src;
+        for (int i = 0; i < 64; i++)
+            stage[i] = me * 100000 + r * 100 + i;
+        shmemg_putmem_nbi(b.data, stage, 64 * sizeof(int), right);
+        shmemg_fence();
+        shmemg_int_p(b.flag, r, right);
+        shmemg_int_wait_until(b.flag, SHMEM_CMP_GE, r);
+        for (int i = 0; i < 64; i++)
+            DCHECK(b.data[i] == left * 100000 + r * 100 + i, "mixed round %d: data[%d] = %d before its flag", r, i,
+                   b.data[i]);
+        shmemg_quiet(); /* the staging buffer is reused next round */
+        shmemg_sync_all();
+    }
+}
+
 /* back-pressure: 256 threads x 16 p each, four times the proxy's ring, then one quiet; everything arrives */
 #define FLOOD 16
 __global__ void k_flood(int *slots, int *fails) {
@@ -285,6 +307,10 @@ int main(int argc, char **argv) {
             }
     k_fence<<<1, 1>>>(b, fence_rounds, dev_fail);
     dev_check("k_fence");
+    cudaMemset(b.flag, 0, sizeof(int));
+    shmem_barrier_all();
+    k_fence_mixed<<<1, 1>>>(b, fence_rounds, dev_fail);
+    dev_check("k_fence_mixed");
     cudaMemset(b.flag, 0, sizeof(int));
     shmem_barrier_all();
     k_wait<<<1, 64>>>(b, dev_fail);

@@ -286,6 +286,8 @@ SHMEMGI_D void rma(int dir, int ctx, void *dest, const void *src, size_t n, int 
     uint64_t off;
     seg_of(local, n, &off, fn, wpe); /* the local buffer must be in the GPU heap too */
     char *p = peer_addr(remote, n, wpe, fn);
+    if (p && st().copy_cutover && n >= st().copy_cutover)
+        p = nullptr; /* large enough for the copy engine: the proxy hands it to the host path (a GPU copy) */
     if (p) {
         if (dir == PUT)
             copy_range(p, src, n, rank, size);
@@ -421,11 +423,16 @@ SHMEMGI_D void put_signal(int ctx, void *dest, const void *src, size_t n, uint64
 }
 
 /* ---- ordering ---- */
+SHMEMGI_D void quiet(int ctx);
 SHMEMGI_D void fence(int ctx) {
     fence_system(); /* the calling thread's stores (direct puts, AMOs) are ordered */
     const struct shmemgi_dstate &s = st();
-    if (s.issued[ctx] != s.ring->quieted[ctx]) { /* requests may be in flight: the proxy orders what follows */
-        struct shmemgi_req r = {};
+    if (s.issued[ctx] != s.ring->quieted[ctx]) { /* requests may be in flight */
+        if (s.copy_cutover) { /* the next operation to that PE may be a direct store: they must have landed */
+            quiet(ctx);
+            return;
+        }
+        struct shmemgi_req r = {}; /* every operation to those PEs goes through the proxy: it orders them */
         r.op = SHMEMGI_OP_FENCE;
         r.pe = -1;
         proxy(r, ctx);

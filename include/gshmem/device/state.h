@@ -117,6 +117,7 @@ struct shmemgi_dstate {
     int32_t amo_proxy; /* atomics go through the proxy even to mapped peers (the network's atomics are in use) */
     int32_t proxy_all; /* everything goes through the proxy (SHMEM_DEVICE_PROXY_ALL, for testing) */
     int32_t pad0;
+    uint64_t copy_cutover; /* puts and gets of at least this many bytes to mapped peers go to the proxy (0: never) */
     struct shmemgi_dseg seg[SHMEMGI_MAX_DSEGS];
     uint64_t team_world, team_shared, ctx_default; /* the handles of SHMEM_DEVICE_TEAM_* and SHMEM_DEVICE_CTX_DEFAULT */
     const struct shmemgi_dteam *teams;             /* [SHMEMGI_MAX_DTEAMS] */
