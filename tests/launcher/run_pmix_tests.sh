@@ -194,11 +194,11 @@ early_exit0_barrier | early_exit0_wait | early_exit1_wait | early__exit0_coll | 
   case $case_name in
   early_exit0_barrier)
     expect_rc 1
-    expect_err "PE 0: shmem_barrier_all: PE 1 ended \(exit status 0\) without calling shmem_finalize"
+    expect_err "PE 0: shmem_barrier_all: PE 1 ended \(exit status 0\) without calling shmem_finalize|PE 0 waits in shmem_barrier_all, which can never end now that PE 1 ended \(exit status 0\)"
     ;;
   early_exit0_wait)
     expect_rc 1
-    expect_err "PE 0: shmem_long_wait_until: PE 1 ended \(exit status 0\) without calling shmem_finalize"
+    expect_err "PE 0: shmem_long_wait_until: PE 1 ended \(exit status 0\) without calling shmem_finalize|PE 0 waits in shmem_long_wait_until, which can never end now that PE 1 ended \(exit status 0\)"
     ;;
   early_exit1_wait)
     expect_rc 1
