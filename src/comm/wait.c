@@ -171,24 +171,14 @@ static inline uint64_t load_elem(const void *p, struct dt_info t, int atomic) {
 }
 
 static inline int compare(uint64_t a, uint64_t b, int cmp, int is_signed) {
-    if (is_signed) {
-        int64_t x = (int64_t)a, y = (int64_t)b;
-        switch (cmp) {
-        case SHMEM_CMP_EQ: return x == y;
-        case SHMEM_CMP_NE: return x != y;
-        case SHMEM_CMP_GT: return x > y;
-        case SHMEM_CMP_GE: return x >= y;
-        case SHMEM_CMP_LT: return x < y;
-        default: return x <= y;
-        }
-    }
+    int r = is_signed ? ((int64_t)a > (int64_t)b) - ((int64_t)a < (int64_t)b) : (a > b) - (a < b);
     switch (cmp) {
-    case SHMEM_CMP_EQ: return a == b;
-    case SHMEM_CMP_NE: return a != b;
-    case SHMEM_CMP_GT: return a > b;
-    case SHMEM_CMP_GE: return a >= b;
-    case SHMEM_CMP_LT: return a < b;
-    default: return a <= b;
+    case SHMEM_CMP_EQ: return r == 0;
+    case SHMEM_CMP_NE: return r != 0;
+    case SHMEM_CMP_GT: return r > 0;
+    case SHMEM_CMP_GE: return r >= 0;
+    case SHMEM_CMP_LT: return r < 0;
+    default: return r <= 0;
     }
 }
 

@@ -808,26 +808,17 @@ SHMEMGI_D int broadcastmem(const grp &g, shmem_team_t team, void *dest, const vo
     return 0;
 }
 
-SHMEMGI_D int fcollectmem(const grp &g, shmem_team_t team, void *dest, const void *src, size_t n, const char *fn) {
-    check_init(fn);
-    const struct shmemgi_dteam &t = team_of(team, fn);
-    coll_begin(g, t, fn);
-    for (int k = 0; k < t.size; k++) { /* starting with the next member, so not everyone writes to the same PE */
-        int i = (t.my_pe + k) % t.size;
-        rma(PUT, 0, (char *)dest + (size_t)t.my_pe * n, src, n, team_world_pe(t, i), 1, g.rank, g.size, fn);
-    }
-    coll_end(g, t, fn);
-    return 0;
-}
-
-SHMEMGI_D int alltoallmem(const grp &g, shmem_team_t team, void *dest, const void *src, size_t n, const char *fn) {
+/* every member sends one n-byte block to every member, starting with the next one so not everyone writes to the
+ * same PE at once; block i of src goes to member i (alltoall, src_stride n) or the one block to all (fcollect, 0) */
+SHMEMGI_D int exchangemem(const grp &g, shmem_team_t team, void *dest, const void *src, size_t n, size_t src_stride,
+                          const char *fn) {
     check_init(fn);
     const struct shmemgi_dteam &t = team_of(team, fn);
     coll_begin(g, t, fn);
     for (int k = 0; k < t.size; k++) {
         int i = (t.my_pe + k) % t.size;
-        rma(PUT, 0, (char *)dest + (size_t)t.my_pe * n, (const char *)src + (size_t)i * n, n, team_world_pe(t, i), 1,
-            g.rank, g.size, fn);
+        rma(PUT, 0, (char *)dest + (size_t)t.my_pe * n, (const char *)src + (size_t)i * src_stride, n,
+            team_world_pe(t, i), 1, g.rank, g.size, fn);
     }
     coll_end(g, t, fn);
     return 0;
@@ -908,10 +899,10 @@ SHMEMGI_D int reduce(const grp &g, shmem_team_t team, T *dest, const T *src, siz
                                      "shmemgx_broadcastmem" #SUFFIX);                                                  \
     }                                                                                                                  \
     SHMEMGI_API int shmemgx_fcollectmem##SUFFIX(shmem_team_t team, void *dest, const void *source, size_t nelems) {    \
-        return shmemgi::fcollectmem(shmemgi::GRP(), team, dest, source, nelems, "shmemgx_fcollectmem" #SUFFIX);        \
+        return shmemgi::exchangemem(shmemgi::GRP(), team, dest, source, nelems, 0, "shmemgx_fcollectmem" #SUFFIX);        \
     }                                                                                                                  \
     SHMEMGI_API int shmemgx_alltoallmem##SUFFIX(shmem_team_t team, void *dest, const void *source, size_t nelems) {    \
-        return shmemgi::alltoallmem(shmemgi::GRP(), team, dest, source, nelems, "shmemgx_alltoallmem" #SUFFIX);        \
+        return shmemgi::exchangemem(shmemgi::GRP(), team, dest, source, nelems, nelems, "shmemgx_alltoallmem" #SUFFIX);        \
     }
 SHMEMGI_GX_FORMS(, thread_grp)
 SHMEMGI_GX_FORMS(_tg, tg_grp)
