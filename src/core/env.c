@@ -345,6 +345,12 @@ int shmemi_env_read(char *err, size_t errlen) {
         strcmp(shmemi_env.gpu, "emulate") && strcmp(shmemi_env.gpu, "emulate-visible"))
         return errf(err, errlen, "SHMEM_GPU='%s' is not valid: expected auto, cuda, none, emulate or emulate-visible",
                     shmemi_env.gpu);
+    if (strcmp(shmemi_env.device_proxy_mutate, "none") && strcmp(shmemi_env.device_proxy_mutate, "fence") &&
+        strcmp(shmemi_env.device_proxy_mutate, "quiet") && strcmp(shmemi_env.device_proxy_mutate, "completion"))
+        return errf(err, errlen,
+                    "SHMEM_DEVICE_PROXY_MUTATE='%s' is not valid: expected none, fence, quiet or completion (a "
+                    "testing knob; leave it unset)",
+                    shmemi_env.device_proxy_mutate);
     if (shmemi_env.symmetric_size_device && shmemi_env.device_symmetric_size &&
         shmemi_env.symmetric_size_device != shmemi_env.device_symmetric_size)
         return errf(err, errlen,

@@ -101,6 +101,10 @@ static void execute(struct shmemgi_req *q) {
             __atomic_store_n(&ring->quieted[i], executed[i], __ATOMIC_RELEASE);
 }
 
+/* SHMEM_DEVICE_PROXY_MUTATE: a promise the proxy breaks on purpose, so that a test that cannot see it is found */
+enum { MUTATE_NONE, MUTATE_FENCE, MUTATE_QUIET, MUTATE_COMPLETION };
+static int mutate;
+
 /* SHMEM_DEVICE_PROXY_REORDER: non-blocking requests held back, run last first when something must see them done */
 #define HELD_MAX 64
 static struct shmemgi_req held[HELD_MAX];
@@ -163,10 +167,17 @@ static void *proxy_main(void *arg) {
                     release_held();
                 continue;
             }
-            release_held(); /* a fence, a quiet or a blocking request sees everything before it done */
-            execute(q);
-            if (q->wait) { /* the requester reads the answer and frees the slot */
+            int early = q->wait && mutate == MUTATE_COMPLETION;
+            if (early) /* (SHMEM_DEVICE_PROXY_MUTATE: the answer before the work) */
                 __atomic_store_n(&q->done, 1, __ATOMIC_RELEASE);
+            if (!(mutate == MUTATE_FENCE && q->op == SHMEMGI_OP_FENCE) &&
+                !(mutate == MUTATE_QUIET && q->op == SHMEMGI_OP_QUIET))
+                release_held(); /* a fence, a quiet or a blocking request sees everything before it done */
+            if (!(mutate == MUTATE_FENCE && q->op == SHMEMGI_OP_FENCE))
+                execute(q);
+            if (q->wait) { /* the requester reads the answer and frees the slot */
+                if (!early)
+                    __atomic_store_n(&q->done, 1, __ATOMIC_RELEASE);
             } else {
                 __atomic_store_n(&q->seq, head + SHMEMGI_RING_SLOTS, __ATOMIC_RELEASE);
             }
@@ -190,6 +201,11 @@ int shmemi_proxy_start(struct shmemgi_ring *r, struct shmemgi_derror *e, char *w
     derr = e;
     head = 0;
     memset(executed, 0, sizeof executed);
+    const char *m = shmemi_env.device_proxy_mutate;
+    mutate = !strcmp(m, "fence") ? MUTATE_FENCE
+             : !strcmp(m, "quiet") ? MUTATE_QUIET
+             : !strcmp(m, "completion") ? MUTATE_COMPLETION
+                                        : MUTATE_NONE;
     stopping = 0;
     int rc = pthread_create(&thr, NULL, proxy_main, NULL);
     if (rc) {

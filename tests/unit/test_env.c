@@ -344,6 +344,8 @@ static void test_env_read(void) {
         {"SHMEM_SYMMETRIC_SIZE", "16777215T"},
         {"SHMEM_SYMMETRIC_SIZE_DEVICE", "9223372036854775808"},
         {"SHMEM_GPU_COPY_CUTOVER", "16777215T"},
+        {"SHMEM_GPU", "cude"},
+        {"SHMEM_DEVICE_PROXY_MUTATE", "fences"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         setenv(refused[i][0], refused[i][1], 1);
