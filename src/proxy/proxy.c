@@ -202,8 +202,8 @@ int shmemi_proxy_start(struct shmemgi_ring *r, struct shmemgi_derror *e, char *w
     head = 0;
     memset(executed, 0, sizeof executed);
     const char *m = shmemi_env.device_proxy_mutate;
-    mutate = !strcmp(m, "fence") ? MUTATE_FENCE
-             : !strcmp(m, "quiet") ? MUTATE_QUIET
+    mutate = !strcmp(m, "fence")        ? MUTATE_FENCE
+             : !strcmp(m, "quiet")      ? MUTATE_QUIET
              : !strcmp(m, "completion") ? MUTATE_COMPLETION
                                         : MUTATE_NONE;
     stopping = 0;
