@@ -12,8 +12,10 @@ command -v clang >/dev/null || need+=(clang)
 # PMIx bootstrap and its tests (mpirun serves PMIx; the slurm_srun test starts a private one-node Slurm with munge);
 # mpi.h for the MPI check across network namespaces, and OSHMEM's oshcc for bench/compare.sh (libopenmpi-dev);
 # libfabric transport; ip for the network-namespace tests
+# FFTW (and FFTW-MPI) and OpenBLAS for the workloads in bench/apps (2D FFT, Cannon)
 # libFuzzer for scripts/fuzz.sh (libclang-rt-14-dev); hipcc (ROCm 5.2) to check the device headers build for AMD
 for pkg in libpmix-dev openmpi-bin libopenmpi-dev slurm-wlm munge libfabric-dev libfabric-bin iproute2 \
+  libfftw3-dev libfftw3-mpi-dev libopenblas-dev \
   libclang-rt-14-dev hipcc; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
