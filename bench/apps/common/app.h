@@ -4,6 +4,9 @@
  * host forms also build with Open MPI's OSHMEM (bench/compare-apps.sh runs both). Header only: C11, C++ and .cu. */
 #ifndef GSHMEM_BENCH_APP_H
 #define GSHMEM_BENCH_APP_H
+#if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, isatty under -std=c11 (include app.h first) */
+#endif
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,11 +17,8 @@
 
 #include <shmem.h>
 
-#ifdef __cplusplus
-#define APP_UNUSED [[maybe_unused]]
-#else
+/* (C++'s [[maybe_unused]] may not follow `static`: the GNU attribute, which g++, clang++ and nvcc take, for both) */
 #define APP_UNUSED __attribute__((unused))
-#endif
 
 /* ---- options: the program's own, then the common ones ---- */
 enum app_opt_kind { APP_INT, APP_SIZE, APP_STR, APP_FLAG };
@@ -53,9 +53,12 @@ static APP_UNUSED int app_parse_size(const char *s, size_t *out) {
     if (errno || end == s)
         return -1;
     switch (*end) {
-    case 'k': case 'K': v <<= 10, end++; break;
-    case 'm': case 'M': v <<= 20, end++; break;
-    case 'g': case 'G': v <<= 30, end++; break;
+    case 'k':
+    case 'K': v <<= 10, end++; break;
+    case 'm':
+    case 'M': v <<= 20, end++; break;
+    case 'g':
+    case 'G': v <<= 30, end++; break;
     default: break;
     }
     if (*end)
@@ -68,7 +71,8 @@ static APP_UNUSED void app_usage(const char *synopsis, const struct app_opt *opt
     printf("usage: oshrun -np N %s [options]\n%s\n\noptions:\n", app_g.name, synopsis);
     for (const struct app_opt *o = opts; o && o->name; o++)
         printf("  %-18s %s\n", o->name, o->help);
-    printf("  %-18s %s\n", "--verify", "check the result against a serial computation or an invariant; exit 1 if wrong");
+    printf("  %-18s %s\n", "--verify",
+           "check the result against a serial computation or an invariant; exit 1 if wrong");
     printf("  %-18s %s\n", "--json FILE", "write the parameters and results as one JSON object (PE 0)");
     printf("  %-18s %s\n", "--reps N", "timed repetitions (default 5); the median is reported");
     printf("  %-18s %s\n", "--warmup N", "untimed repetitions first (default 1)");
@@ -156,8 +160,8 @@ static APP_UNUSED void app_init(int argc, char **argv, const char *name, const c
         }
         if (!used || bad) {
             if (app_g.me == 0)
-                fprintf(stderr, "%s: %s option '%s'%s%s (see --help)\n", name, used ? "bad value for" : "unknown",
-                        a, used && v ? " " : "", used && v ? v : "");
+                fprintf(stderr, "%s: %s option '%s'%s%s (see --help)\n", name, used ? "bad value for" : "unknown", a,
+                        used && v ? " " : "", used && v ? v : "");
             shmem_finalize();
             exit(2);
         }
@@ -272,8 +276,10 @@ static APP_UNUSED int app_finish(void) {
                     "{\"app\": \"%s\", \"variant\": \"%s\", \"impl\": \"%s\", \"npes\": %d, \"verify\": \"%s\", "
                     "\"params\": {%s}, \"metrics\": {%s}}\n",
                     app_g.name, app_g.variant, app_g.impl, app_g.npes,
-                    app_g.verified < 0 ? "skipped" : app_g.verified ? "passed" : "failed", app_g.params,
-                    app_g.metrics);
+                    app_g.verified < 0 ? "skipped"
+                    : app_g.verified   ? "passed"
+                                       : "failed",
+                    app_g.params, app_g.metrics);
             fclose(f);
         }
     }
@@ -285,8 +291,7 @@ static APP_UNUSED int app_finish(void) {
 /* ---- OpenSHMEM 1.5 routines with 1.4 fallbacks (OSHMEM 4.1 is 1.4) ---- */
 #if defined(SHMEM_SIGNAL_SET)
 #define APP_HAVE_SIGNAL 1
-static APP_UNUSED void app_putmem_signal_nbi(void *dst, const void *src, size_t n, uint64_t *sig, uint64_t v,
-                                             int pe) {
+static APP_UNUSED void app_putmem_signal_nbi(void *dst, const void *src, size_t n, uint64_t *sig, uint64_t v, int pe) {
     shmem_putmem_signal_nbi(dst, src, n, sig, v, SHMEM_SIGNAL_SET, pe);
 }
 static APP_UNUSED uint64_t app_signal_wait_until(uint64_t *sig, int cmp, uint64_t v) {
@@ -295,8 +300,7 @@ static APP_UNUSED uint64_t app_signal_wait_until(uint64_t *sig, int cmp, uint64_
 #else
 #define APP_HAVE_SIGNAL 0
 /* the data, a fence (delivery order to one PE), then the flag: what put-with-signal promises, in two steps */
-static APP_UNUSED void app_putmem_signal_nbi(void *dst, const void *src, size_t n, uint64_t *sig, uint64_t v,
-                                             int pe) {
+static APP_UNUSED void app_putmem_signal_nbi(void *dst, const void *src, size_t n, uint64_t *sig, uint64_t v, int pe) {
     shmem_putmem_nbi(dst, src, n, pe);
     shmem_fence();
     shmem_ulong_atomic_set((unsigned long *)sig, (unsigned long)v, pe); /* (1.4 has no uint64 AMOs) */
