@@ -29,11 +29,17 @@ typedef std::complex<double> gshmem_complexd;
 extern "C" {
 #endif
 
-#if defined(__GNUC__)
+/* Deprecated routines (start_pes, _my_pe, shmem_barrier, the active-set collectives...) warn when used; define
+ * GSHMEM_NO_DEPRECATION_WARNINGS before including shmem.h (or build with `oshcc --no-deprecation-warnings`) to keep
+ * old programs quiet under -Werror. */
+#if defined(__GNUC__) && !defined(GSHMEM_NO_DEPRECATION_WARNINGS)
 #define GSHMEM_DEPRECATED __attribute__((deprecated))
-#define GSHMEM_NORETURN __attribute__((noreturn))
 #else
 #define GSHMEM_DEPRECATED
+#endif
+#if defined(__GNUC__)
+#define GSHMEM_NORETURN __attribute__((noreturn))
+#else
 #define GSHMEM_NORETURN
 #endif
 

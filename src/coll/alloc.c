@@ -59,16 +59,18 @@ static void *seg_calloc(struct shmemi_seg *s, size_t count, size_t size, const c
             shmemi_gtl_memset(p, 0, n, fn);
         else
             memset(p, 0, n);
+    } else if (n) {
+        shmemi_seg_exhausted(s, fn, n);
     }
     shmem_barrier_all();
     return p;
 }
 
 static void *seg_align(struct shmemi_seg *s, size_t alignment, size_t size, const char *fn) {
-    if (alignment & (alignment - 1)) {
+    if (!alignment || alignment & (alignment - 1)) {
         shmemi_check_init(fn);
         shmem_barrier_all();
-        return NULL; /* not a power of two: the spec asks for NULL */
+        return NULL; /* not a power of two (0 included, as programs expect): the spec asks for NULL */
     }
     if (alignment > s->base_align) { /* blocks are aligned relative to the base: more would not hold */
         shmemi_check_init(fn);
@@ -100,6 +102,7 @@ static void *seg_realloc(struct shmemi_seg *s, void *ptr, size_t size, const cha
         size_t noff;
         if (shmemi_buddy_alloc(s->alloc, size, SHMEMI_ALLOC_ALIGN, &noff)) {
             r = NULL; /* the old block is left unchanged */
+            shmemi_seg_exhausted(s, fn, size);
         } else {
             r = s->base + noff;
             if (s->kind == SHMEMI_MEM_DEVICE)

@@ -81,7 +81,9 @@ static struct gshmem_team *aset_team(const struct grp *g) {
     return e->team;
 }
 
-static struct grp grp_aset(int start, int logs, int size, long *psync, const char *fn) {
+/* Fills g for an active set; 0 when this PE is not a member: programs from OSHMEM call the deprecated active-set
+ * collectives on every PE, members or not, and OSHMEM returns at once for the others, so gshmem does too. */
+static int grp_aset(struct grp *out, int start, int logs, int size, long *psync, const char *fn) {
     shmemi_check_init(fn);
     int n = shmemi_rt.n_pes;
     if (logs < 0 || logs > 30 || size <= 0 || start < 0 || start + (long)(size - 1) * (1L << logs) >= n)
@@ -90,11 +92,11 @@ static struct grp grp_aset(int start, int logs, int size, long *psync, const cha
                      "and 0 <= PE_start + (PE_size-1)*2^logPE_stride < %d",
                      start, logs, size, n);
     int stride = 1 << logs, d = shmemi_rt.my_pe - start;
-    if (d < 0 || d % stride || d / stride >= size)
-        shmemi_fatal(fn,
-                     "this PE is not in the active set PE_start=%d logPE_stride=%d PE_size=%d; only members may "
-                     "call an active-set collective",
-                     start, logs, size);
+    if (d < 0 || d % stride || d / stride >= size) {
+        shmemi_debug("%s: this PE is not in the active set PE_start=%d logPE_stride=%d PE_size=%d: it returns at once",
+                     fn, start, logs, size);
+        return 0;
+    }
     if (!psync)
         shmemi_err_null(fn, "pSync");
     struct grp g = {start, stride, size, d / stride, NULL, NULL, psync, fn, 0, 0};
@@ -102,7 +104,8 @@ static struct grp grp_aset(int start, int logs, int size, long *psync, const cha
         g.net |= !shmemi_rt.ctl[start + i * stride];
     if (size > 1)
         g.team = aset_team(&g);
-    return g;
+    *out = g;
+    return 1;
 }
 
 /* The bytes [addr, addr+len) of member i's copy of a symmetric object. */
@@ -275,12 +278,16 @@ int shmem_team_sync(shmem_team_t team) {
 }
 
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync) {
-    struct grp g = grp_aset(PE_start, logPE_stride, PE_size, pSync, "shmem_sync");
+    struct grp g;
+    if (!grp_aset(&g, PE_start, logPE_stride, PE_size, pSync, "shmem_sync"))
+        return;
     grp_barrier(&g);
 }
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync) {
-    struct grp g = grp_aset(PE_start, logPE_stride, PE_size, pSync, "shmem_barrier");
+    struct grp g;
+    if (!grp_aset(&g, PE_start, logPE_stride, PE_size, pSync, "shmem_barrier"))
+        return;
     shmem_quiet(); /* updates by set members are complete on return */
     grp_barrier(&g);
 }
@@ -1381,37 +1388,49 @@ int shmemi_scan(shmem_team_t team, int exclusive, int dtype, void *dest, const v
 
 void shmemi_broadcast_aset(void *dest, const void *src, size_t nbytes, int root, int start, int logs, int size,
                            long *psync, const char *fn) {
-    struct grp g = grp_aset(start, logs, size, psync, fn);
+    struct grp g;
+    if (!grp_aset(&g, start, logs, size, psync, fn))
+        return;
     bcast(&g, dest, src, nbytes, root, 0);
 }
 
 void shmemi_collect_aset(void *dest, const void *src, size_t nbytes, int start, int logs, int size, long *psync,
                          const char *fn) {
-    struct grp g = grp_aset(start, logs, size, psync, fn);
+    struct grp g;
+    if (!grp_aset(&g, start, logs, size, psync, fn))
+        return;
     collect(&g, dest, src, nbytes);
 }
 
 void shmemi_fcollect_aset(void *dest, const void *src, size_t nbytes, int start, int logs, int size, long *psync,
                           const char *fn) {
-    struct grp g = grp_aset(start, logs, size, psync, fn);
+    struct grp g;
+    if (!grp_aset(&g, start, logs, size, psync, fn))
+        return;
     fcollect(&g, dest, src, nbytes);
 }
 
 void shmemi_alltoall_aset(void *dest, const void *src, size_t nbytes, int start, int logs, int size, long *psync,
                           const char *fn) {
-    struct grp g = grp_aset(start, logs, size, psync, fn);
+    struct grp g;
+    if (!grp_aset(&g, start, logs, size, psync, fn))
+        return;
     alltoall(&g, dest, src, nbytes);
 }
 
 void shmemi_alltoalls_aset(void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize,
                            int start, int logs, int size, long *psync, const char *fn) {
-    struct grp g = grp_aset(start, logs, size, psync, fn);
+    struct grp g;
+    if (!grp_aset(&g, start, logs, size, psync, fn))
+        return;
     alltoalls(&g, dest, src, dst, sst, nelems, esize);
 }
 
 void shmemi_to_all(int op, int dtype, void *dest, const void *src, int nreduce, int start, int logs, int size,
                    void *pwrk, long *psync, const char *fn) {
-    struct grp g = grp_aset(start, logs, size, psync, fn);
+    struct grp g;
+    if (!grp_aset(&g, start, logs, size, psync, fn))
+        return;
     (void)pwrk; /* peers' sources are read in place: no work array is needed */
     if (nreduce < 0)
         shmemi_fatal(fn, "nreduce is %d; it must be >= 0", nreduce);

@@ -268,6 +268,10 @@ static int parse_row(const struct row *r, const char *s, char *err, size_t errle
     switch (r->type) {
     case T_SIZE: {
         size_t v;
+        if (!strcmp(r->def, "auto") && !strcmp(s, "auto")) { /* 0 stands for auto: the reader picks the size */
+            *(size_t *)(void *)field = 0;
+            break;
+        }
         rc = shmemi_parse_size(s, &v);
         if (!rc && (v < (unsigned long long)r->lo || v > (unsigned long long)r->hi))
             return errf(err, errlen, "%s='%s' is out of range: expected a byte count from %lld to %lld", r->name, s,
@@ -396,7 +400,12 @@ int shmemi_env_read(char *err, size_t errlen) {
 static void format_value(const struct row *r, char *buf, size_t len) {
     const char *field = (const char *)&shmemi_env + r->offset;
     switch (r->type) {
-    case T_SIZE: snprintf(buf, len, "%zu", *(const size_t *)(const void *)field); break;
+    case T_SIZE:
+        if (!strcmp(r->def, "auto") && !*(const size_t *)(const void *)field)
+            snprintf(buf, len, "auto");
+        else
+            snprintf(buf, len, "%zu", *(const size_t *)(const void *)field);
+        break;
     case T_BOOL: snprintf(buf, len, "%d", *(const int *)(const void *)field); break;
     case T_INT: snprintf(buf, len, "%ld", *(const long *)(const void *)field); break;
     case T_STRING: snprintf(buf, len, "%s", *(const char *const *)(const void *)field); break;

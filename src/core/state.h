@@ -143,6 +143,7 @@ struct shmemi_state {
     struct shmemi_ctl **ctl;    /* [n_pes] mapped control blocks (NULL if not on this node) */
     unsigned char *local;       /* [n_pes] 1: on this node, its segments are mapped (shared-memory path) */
     int nlocal;                 /* PEs mapped, this one included */
+    int node_pes;               /* PEs on this machine, mapped or not: they share its memory and CPUs */
     int *node_of;               /* [n_pes] the lowest PE of each PE's node; NULL when all are on this one */
     unsigned char *same_host;   /* [n_pes] 1: on this machine per the launcher, mapped or not (SHMEM_TRANSPORT=ofi) */
     int *pids;                  /* [n_pes] each PE's process id (meaningful where same_host) */

@@ -13,5 +13,6 @@ SHMEMI_HIDDEN void shmemi_segments_destroy(void);
 /* A block of segment s for this PE alone: every PE making the same calls gets the same offset (the collective
  * routines put barriers around it: coll/alloc.c) */
 SHMEMI_HIDDEN void *shmemi_seg_alloc_local(struct shmemi_seg *s, size_t size, size_t align, const char *fn);
+SHMEMI_HIDDEN void shmemi_seg_exhausted(const struct shmemi_seg *s, const char *fn, size_t size);
 
 #endif

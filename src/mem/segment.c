@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -455,6 +456,32 @@ static void unpin_host(int si, struct shmemi_seg *s) {
     pinned[si] = NULL;
 }
 
+/* SHMEM_SYMMETRIC_SIZE=auto: programs such as ISx shmem_malloc a GiB without checking for NULL, so the default heap
+ * is large; it costs nothing until touched (the object is sparse, mapped MAP_NORESERVE). Half of what the node could
+ * back, shared among its PEs, leaves room for everything else; the least over PEs keeps the heap symmetric. */
+#define HEAP_AUTO_MIN ((size_t)512 << 20)
+#define HEAP_AUTO_MAX ((size_t)8 << 30)
+static int heap_auto_size(size_t *out, char *err, size_t errlen) {
+    size_t phys = (size_t)sysconf(_SC_PHYS_PAGES) * shmemi_rt.page, cap = phys;
+    struct statvfs v;
+    if (!statvfs("/dev/shm", &v) && (size_t)v.f_frsize * v.f_blocks < cap)
+        cap = (size_t)v.f_frsize * v.f_blocks;
+    size_t mine = cap / 2 / (size_t)(shmemi_rt.node_pes > 0 ? shmemi_rt.node_pes : 1);
+    mine = mine < HEAP_AUTO_MIN ? HEAP_AUTO_MIN : mine > HEAP_AUTO_MAX ? HEAP_AUTO_MAX : mine;
+    mine &= ~(((size_t)64 << 20) - 1);
+    uint64_t *all = calloc((size_t)shmemi_rt.n_pes, sizeof *all), m = mine;
+    if (!all || shmemb_allgather(&m, all, sizeof m)) {
+        free(all);
+        return errf(err, errlen, "SHMEM_SYMMETRIC_SIZE=auto: cannot agree on the heap size through the bootstrap");
+    }
+    for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
+        if (all[pe] < m)
+            m = all[pe];
+    free(all);
+    *out = (size_t)m;
+    return 0;
+}
+
 int shmemi_segments_create(char *err, size_t errlen) {
     shmemi_rt.page = (size_t)sysconf(_SC_PAGESIZE);
     int n = 0;
@@ -463,8 +490,15 @@ int shmemi_segments_create(char *err, size_t errlen) {
     heap->name = "symmetric heap";
     char heapvar[96];
     const char *hv = shmemi_env_raw("SHMEM_SYMMETRIC_SIZE");
-    snprintf(heapvar, sizeof heapvar, "SHMEM_SYMMETRIC_SIZE=%s%s", hv ? hv : "512M", hv ? "" : " (the default)");
-    if (create_anon(heap, "heap", shmemi_env.symmetric_size, heapvar, NULL, err, errlen))
+    size_t heap_size = shmemi_env.symmetric_size;
+    if (!heap_size && heap_auto_size(&heap_size, err, errlen))
+        return -1;
+    if (hv && shmemi_env.symmetric_size)
+        snprintf(heapvar, sizeof heapvar, "SHMEM_SYMMETRIC_SIZE=%s", hv);
+    else
+        snprintf(heapvar, sizeof heapvar, "SHMEM_SYMMETRIC_SIZE=auto (%zu MiB here)", heap_size >> 20);
+    shmemi_debug("the symmetric heap: %s", heapvar);
+    if (create_anon(heap, "heap", heap_size, heapvar, NULL, err, errlen))
         return -1;
     if (shmemi_buddy_create(&heap->alloc, heap->size, HEAP_MIN_BLOCK))
         return errf(err, errlen, "%s: cannot create the heap allocator (out of memory?)", heapvar);
@@ -621,8 +655,29 @@ void *shmemi_seg_alloc_local(struct shmemi_seg *s, size_t size, size_t align, co
         if (!shmemi_buddy_alloc(s->alloc, size, align < SHMEMI_ALLOC_ALIGN ? SHMEMI_ALLOC_ALIGN : align, &off))
             p = s->base + off;
         else
-            shmemi_debug("%s(%zu): the %s is exhausted (%zu bytes free)", fn, size, s->name,
-                         shmemi_buddy_bytes_free(s->alloc));
+            shmemi_seg_exhausted(s, fn, size);
     }
     return p;
+}
+
+/* A NULL from an allocation is easy to miss (ISx never checks): one line per PE says which request, how big the
+ * segment is and what sets its size (SHMEM_WARN_HEAP_EXHAUSTED=0 silences it). */
+void shmemi_seg_exhausted(const struct shmemi_seg *s, const char *fn, size_t size) {
+    static int said;
+    char var[64];
+    if (s->role == SHMEMI_SEG_PARTITION)
+        snprintf(var, sizeof var, "SHMEM_SYMMETRIC_PARTITION%d=SIZE=...", s->part_id);
+    else
+        snprintf(var, sizeof var, "%s",
+                 s->role == SHMEMI_SEG_DEVICE_HEAP ? "SHMEM_SYMMETRIC_SIZE_DEVICE" : "SHMEM_SYMMETRIC_SIZE");
+    if (!shmemi_env.heap_warn || said) {
+        shmemi_debug("%s(%zu): the %s is exhausted (%zu bytes free)", fn, size, s->name,
+                     shmemi_buddy_bytes_free(s->alloc));
+        return;
+    }
+    said = 1;
+    fprintf(stderr,
+            "gshmem: PE %d: %s(%zu bytes) returns NULL: the %s (%zu MiB, %zu bytes free) is exhausted; set %s larger "
+            "(SHMEM_WARN_HEAP_EXHAUSTED=0 silences this line)\n",
+            shmemi_rt.my_pe, fn, size, s->name, s->size >> 20, shmemi_buddy_bytes_free(s->alloc), var);
 }

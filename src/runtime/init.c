@@ -1,5 +1,6 @@
 /* init.c - library setup and teardown, PE queries, shmem_ptr/accessibility, and the predefined context and team
  * objects behind SHMEM_CTX_DEFAULT, SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED. */
+#include <dlfcn.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,24 @@ static long test_node(int r) {
     return strtol(t, NULL, 10);
 }
 
+/* A hybrid MPI + OpenSHMEM program started by gshmem's oshrun: MPI finds no launcher, so every PE would be an MPI
+ * job of its own and the program would run wrongly (each rank 0 of 1). mpirun serves both (gshmem takes its PEs from
+ * it through PMIx, ranks and PEs agree): say so in one line rather than run it. */
+static void mpi_under_oshrun(const struct shmemb_info *info, const char *fn) {
+    if (strcmp(info->name, "local") || info->size < 2 || shmemi_env.oshrun_mpi || !dlsym(RTLD_DEFAULT, "MPI_Init"))
+        return;
+    if (info->rank == 0)
+        fprintf(stderr,
+                "gshmem: %s: this program uses MPI too (MPI_Init is linked in), which gshmem's oshrun does not "
+                "start: each of the %d PEs would be an MPI job of one. Launch it with `mpirun -np %d ...` instead "
+                "(gshmem then takes its PEs from mpirun, and ranks and PEs agree); SHMEM_OSHRUN_MPI=1 runs it here "
+                "anyway\n",
+                fn, info->size, info->size);
+    fflush(stderr);
+    shmemb_barrier(); /* the line first, then the job ends */
+    shmemb_abort(1, NULL);
+}
+
 static void do_init(int requested, const char *fn) {
     if (shmemi_rt.init_state == 1)
         return; /* repeated initialization is allowed and has no effect */
@@ -103,6 +122,7 @@ static void do_init(int requested, const char *fn) {
     shmemi_rt.my_pe = info.rank;
     shmemi_rt.n_pes = info.size;
     shmemi_abort_setup();
+    mpi_under_oshrun(&info, fn);
     snprintf(shmemi_rt.jobid, sizeof shmemi_rt.jobid, "%s", info.jobid);
     int gpu_bits = requested & (SHMEM_DEVICE_HOST_INIT | SHMEM_DEVICE_KERNEL_INIT);
     requested &= ~(SHMEM_DEVICE_HOST_INIT | SHMEM_DEVICE_KERNEL_INIT);
@@ -146,6 +166,7 @@ static void do_init(int requested, const char *fn) {
         /* PEs of this node share its CPUs (under SHMEM_TRANSPORT=ofi or SHMEM_TEST_NODE_SIZE on one machine too: count
          * them all then) */
         int here = force_net || block ? (info.local_ranks ? info.nlocal : info.size) : shmemi_rt.nlocal;
+        shmemi_rt.node_pes = here;
         shmemi_rt.oversubscribed = here > cpus;
         shmemi_rt.wait_spin = shmemi_env.wait_spin >= 0  ? (unsigned long)shmemi_env.wait_spin
                               : shmemi_rt.oversubscribed ? 20

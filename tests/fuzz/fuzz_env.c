@@ -1,7 +1,7 @@
 /* fuzz_env.c - libFuzzer target for the whole environment reader: the input is lines of NAME=VALUE that become the
  * process environment (nothing else in it), then shmemi_env_read runs. A refusal must come with a message; an
- * acceptance must leave every SIZE and INT setting inside its row's range (env.def), so nothing downstream narrows or
- * wraps; the partitions must be sorted by ID with no ID twice. */
+ * acceptance must leave every SIZE and INT setting inside its row's range (env.def; 0 is auto where that is the
+ * default), so nothing downstream narrows or wraps; the partitions must be sorted by ID with no ID twice. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,17 +19,20 @@ static void in_int(long v, long long lo, long long hi) {
     if (v < lo || v > hi)
         abort();
 }
-#define CHECK_SIZE(f, lo, hi) in_size(shmemi_env.f, (long long)(lo), (long long)(hi));
-#define CHECK_INT(f, lo, hi) in_int(shmemi_env.f, (long long)(lo), (long long)(hi));
-#define CHECK_BOOL(f, lo, hi)                                                                                          \
+/* (a SIZE whose default is "auto" may also be 0, which stands for auto) */
+#define CHECK_SIZE(f, lo, hi, def)                                                                                     \
+    if (!(shmemi_env.f == 0 && !strcmp(def, "auto")))                                                                  \
+        in_size(shmemi_env.f, (long long)(lo), (long long)(hi));
+#define CHECK_INT(f, lo, hi, def) in_int(shmemi_env.f, (long long)(lo), (long long)(hi));
+#define CHECK_BOOL(f, lo, hi, def)                                                                                     \
     if (shmemi_env.f != 0 && shmemi_env.f != 1)                                                                        \
         abort();
-#define CHECK_STRING(f, lo, hi)                                                                                        \
+#define CHECK_STRING(f, lo, hi, def)                                                                                   \
     if (!shmemi_env.f)                                                                                                 \
         abort();
 
 static void check_ranges(void) {
-#define X(field, name, type, def, lo, hi, vis, doc) CHECK_##type(field, lo, hi)
+#define X(field, name, type, def, lo, hi, vis, doc) CHECK_##type(field, lo, hi, def)
 #include "env.def"
 #undef X
 }

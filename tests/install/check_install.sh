@@ -47,6 +47,12 @@ int main() {
 }
 C
 "$P/bin/oshcc" -Wno-deprecated-declarations "$tmp/old.c" -o "$tmp/old"
+# deprecated routines warn (so -Werror stops), unless the switch is given: the oshcc option or the macro
+if "$P/bin/oshcc" -Werror -c "$tmp/old.c" -o "$tmp/old-w.o" 2>/dev/null; then
+  echo "oshcc: deprecated routines did not warn under -Werror" >&2; exit 1
+fi
+"$P/bin/oshcc" --no-deprecation-warnings -Werror -c "$tmp/old.c" -o "$tmp/old-w.o"
+"$P/bin/oshcc" -DGSHMEM_NO_DEPRECATION_WARNINGS -Werror -c "$tmp/old.c" -o "$tmp/old-w.o"
 "$P/bin/oshc++" "$tmp/cxx.cpp" -o "$tmp/cxx"
 "$P/bin/oshcc" -c "$tmp/old.c" -o "$tmp/old.o" -Wno-deprecated-declarations && "$P/bin/oshcc" "$tmp/old.o" -o "$tmp/old2"
 "$P/bin/oshrun" -np 3 "$tmp/old" | grep "ok 3" >/dev/null

@@ -119,6 +119,15 @@ prog) # any program: succeeds, every PE in one PMIx job of np PEs
   expect_count "PMIx bootstrap, namespace .*, $np PEs on this node" err "$np"
   expect_one_job_clean
   ;;
+hybrid) # an MPI + OpenSHMEM program: ranks and PEs are the same processes (MPI first, then OpenSHMEM first)
+  mpi "$PROG"
+  expect_rc 0
+  expect_count "^hybrid ok $np$" out 1
+  expect_one_job_clean
+  mpi "$PROG" shmem-first
+  expect_rc 0
+  expect_count "^hybrid ok $np$" out 1
+  ;;
 boot) # the bootstrap alone: allgathers of 0 B to 1 MiB, in place, 200 barriers; locality
   mpi "$PROG" ok
   expect_rc 0

@@ -301,8 +301,16 @@ static void test_env_read(void) {
     err[0] = '\0';
     int rc = shmemi_env_read(err, sizeof(err));
     CHECK(rc == 0, "env_read with a clean environment failed: \"%s\"", err);
-    CHECK(shmemi_env.symmetric_size == 512 * MiB, "default SHMEM_SYMMETRIC_SIZE is %zu, expected 512M",
+    CHECK(shmemi_env.symmetric_size == 0, "default SHMEM_SYMMETRIC_SIZE is %zu, expected 0 (auto)",
           shmemi_env.symmetric_size);
+    setenv("SHMEM_SYMMETRIC_SIZE", "auto", 1);
+    rc = shmemi_env_read(err, sizeof(err));
+    CHECK(rc == 0 && shmemi_env.symmetric_size == 0, "SHMEM_SYMMETRIC_SIZE=auto: rc %d size %zu (%s)", rc,
+          shmemi_env.symmetric_size, rc ? err : "");
+    setenv("SHMEM_SYMMETRIC_SIZE_DEVICE", "auto", 1); /* only the rows whose default is auto take it */
+    rc = shmemi_env_read(err, sizeof(err));
+    CHECK(rc == -1 && strstr(err, "SHMEM_SYMMETRIC_SIZE_DEVICE"), "SHMEM_SYMMETRIC_SIZE_DEVICE=auto accepted");
+    unsetenv("SHMEM_SYMMETRIC_SIZE_DEVICE");
     CHECK(shmemi_npartitions == 0, "%d partitions from a clean environment", shmemi_npartitions);
 
     setenv("SHMEM_SYMMETRIC_SIZE", "12q", 1);
@@ -403,7 +411,7 @@ static void test_env_read(void) {
 
     clean_environment();
     rc = shmemi_env_read(err, sizeof(err));
-    CHECK(rc == 0 && shmemi_npartitions == 0 && shmemi_env.symmetric_size == 512 * MiB,
+    CHECK(rc == 0 && shmemi_npartitions == 0 && shmemi_env.symmetric_size == 0,
           "clean environment again: rc %d, %d partitions", rc, shmemi_npartitions);
 }
 
