@@ -15,16 +15,17 @@
         case SHMEMI_AMO_SET: __atomic_store_n(p, v, __ATOMIC_SEQ_CST); return 0;                                       \
         case SHMEMI_AMO_SWAP: return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                      \
         case SHMEMI_AMO_CSWAP: __atomic_compare_exchange_n(p, &c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return c; \
-        case SHMEMI_AMO_FETCH_INC:                                                                                     \
-        case SHMEMI_AMO_INC: return __atomic_fetch_add(p, (T)1, __ATOMIC_SEQ_CST);                                     \
-        case SHMEMI_AMO_FETCH_ADD:                                                                                     \
-        case SHMEMI_AMO_ADD: return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                        \
-        case SHMEMI_AMO_FETCH_AND:                                                                                     \
-        case SHMEMI_AMO_AND: return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                                        \
-        case SHMEMI_AMO_FETCH_OR:                                                                                      \
-        case SHMEMI_AMO_OR: return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                                          \
-        case SHMEMI_AMO_FETCH_XOR:                                                                                     \
-        case SHMEMI_AMO_XOR: return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                                        \
+        case SHMEMI_AMO_FETCH_INC: return __atomic_fetch_add(p, (T)1, __ATOMIC_SEQ_CST);                               \
+        case SHMEMI_AMO_FETCH_ADD: return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                  \
+        case SHMEMI_AMO_FETCH_AND: return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                                  \
+        case SHMEMI_AMO_FETCH_OR: return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                                    \
+        case SHMEMI_AMO_FETCH_XOR: return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                                  \
+        /* the old value unused: x86 does these in one locked instruction instead of a compare-and-swap loop */        \
+        case SHMEMI_AMO_INC: __atomic_add_fetch(p, (T)1, __ATOMIC_SEQ_CST); return 0;                                  \
+        case SHMEMI_AMO_ADD: __atomic_add_fetch(p, v, __ATOMIC_SEQ_CST); return 0;                                     \
+        case SHMEMI_AMO_AND: __atomic_and_fetch(p, v, __ATOMIC_SEQ_CST); return 0;                                     \
+        case SHMEMI_AMO_OR: __atomic_or_fetch(p, v, __ATOMIC_SEQ_CST); return 0;                                       \
+        case SHMEMI_AMO_XOR: __atomic_xor_fetch(p, v, __ATOMIC_SEQ_CST); return 0;                                     \
         }                                                                                                              \
         return 0;                                                                                                      \
     } while (0)
