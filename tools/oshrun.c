@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -91,6 +92,9 @@ static struct {
     char timeout_whole[24]; /* mpirun's --timeout takes whole seconds */
     long host_slots;        /* PEs the -H lists hold (1 per host without ":N"), for --oversubscribe */
     int oversubscribe;      /* given by the user */
+    int bind;               /* --bind-to: -1 not given (core when 2 <= PEs <= CPUs), 0 none, 1 core */
+    int bind_cpu[MAX_NPES]; /* PE r's CPU when binding (of oshrun's own CPU set), else -1 */
+    int ncpus;              /* oshrun's CPUs */
     char *notes[MAX_NOTES]; /* "ignoring ..." notes: true only if oshrun starts the PEs itself */
     int nnotes;
     char jobid[64];
@@ -112,7 +116,7 @@ static struct {
     /* stdin forwarding to PE 0 when stdin is our terminal */
     int stdin_fwd;  /* 1 while we read fd 0 */
     int stdin_pipe; /* write end towards PE 0, -1 if none */
-} job = {.sigfd = -1, .relay = {-1, -1}, .stdin_pipe = -1, .timeout_at_ms = -1, .kill_at_ms = -1};
+} job = {.sigfd = -1, .relay = {-1, -1}, .stdin_pipe = -1, .timeout_at_ms = -1, .kill_at_ms = -1, .bind = -1};
 
 static const int fwd_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
@@ -168,9 +172,11 @@ static void usage(FILE *f) {
                "  -V, --version              show the version\n"
                "  --hostfile FILE            run on the machines FILE lists: hands the job to mpirun\n"
                "  -H, --host H[,H...]        run on these machines; other than this one: hands the job to mpirun\n"
+               "  --bind-to core|none        bind PE r to the r-th CPU oshrun may use (the default when 2 <= PEs\n"
+               "                             <= CPUs, as Open MPI does), or leave the PEs unbound\n"
                "  --                         end of options\n"
                "Accepted and ignored when oshrun starts the PEs itself, passed on to mpirun otherwise:\n"
-               "--oversubscribe, --bind-to X, --map-by X, --allow-run-as-root, --mca K V.\n"
+               "--oversubscribe, --map-by X, --allow-run-as-root, --mca K V.\n"
                "Exit status: 0 if every PE exited 0; the status of shmem_global_exit; else the failing PE's status\n"
                "or 128+signal; 124 on --timeout; 126/127 if the program cannot be run; 2 on a usage error.\n");
 }
@@ -318,10 +324,19 @@ static void parse_args(int argc, char **argv) {
             job.oversubscribe |= name[0] == 'o';
             fwd(name[0] == 'o' ? "--oversubscribe" : "--allow-run-as-root", NULL);
             later_note("oshrun: ignoring %s (PEs always run on this machine)", a);
-        } else if (!strcmp(name, "bind-to") || !strcmp(name, "map-by")) {
+        } else if (!strcmp(name, "bind-to")) {
             TAKE_VALUE();
-            fwd(name[0] == 'b' ? "--bind-to" : "--map-by", val);
-            later_note("oshrun: ignoring %s %s (oshrun does not bind or map PEs)", a, val);
+            fwd("--bind-to", val);
+            if (!strcmp(val, "none"))
+                job.bind = 0;
+            else if (!strcmp(val, "core") || !strcmp(val, "hwthread") || !strcmp(val, "cpu"))
+                job.bind = 1;
+            else
+                later_note("oshrun: ignoring %s %s (oshrun binds to core, hwthread or none)", a, val);
+        } else if (!strcmp(name, "map-by")) {
+            TAKE_VALUE();
+            fwd("--map-by", val);
+            later_note("oshrun: ignoring %s %s (oshrun does not map PEs)", a, val);
         } else if (!strcmp(name, "mca")) {
             if (val || i + 2 >= argc)
                 usage_error("option '%s' needs two values (--mca KEY VALUE)", a);
@@ -975,6 +990,12 @@ child(struct pe *p, int bootfd, int in_fd, int out_fd, int err_fd, int errpipe, 
     setenv("GSHMEM_BOOT_FD", v, 1);
     snprintf(v, sizeof v, "%d", p->rank);
     setenv("GSHMEM_RANK", v, 1);
+    if (job.bind_cpu[p->rank] >= 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(job.bind_cpu[p->rank], &one);
+        sched_setaffinity(0, sizeof one, &one); /* (a failure leaves the PE unbound: still correct) */
+    }
     signal(SIGPIPE, SIG_DFL);
     for (int sig = 1; sig < NSIG; sig++) /* (exec would reset them too, but a signal may come before it) */
         if (sigismember(&job.sigmask, sig) == 1)
@@ -985,6 +1006,33 @@ child(struct pe *p, int bootfd, int in_fd, int out_fd, int err_fd, int errpipe, 
     if (write(errpipe, &e, sizeof e) < 0) {
     }
     _exit(127);
+}
+
+/* PE r on the r-th of oshrun's CPUs, as Open MPI's launcher binds small jobs: two PEs left to the scheduler often
+ * share one core while the other idles (a 4 KiB exchange then takes 40x longer, and timings split in two groups).
+ * By default only when every PE gets a CPU of its own and there are two or more (one PE gains nothing, and unbound it
+ * may use every CPU for its threads); --bind-to none leaves them all unbound. GSHMEM_CPUS tells the PEs how many CPUs
+ * the job has, which their own (single-CPU) affinity no longer shows. */
+static void plan_binding(void) {
+    cpu_set_t set;
+    int cpus[CPU_SETSIZE], n = 0;
+    if (!sched_getaffinity(0, sizeof set, &set))
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &set))
+                cpus[n++] = c;
+    job.ncpus = n;
+    int bind = job.bind > 0 || (job.bind < 0 && job.npes >= 2 && job.npes <= n);
+    for (int r = 0; r < job.npes; r++)
+        job.bind_cpu[r] = bind && n > 0 ? cpus[r % n] : -1;
+    if (bind && n > 0) {
+        char v[16];
+        snprintf(v, sizeof v, "%d", n);
+        setenv("GSHMEM_CPUS", v, 1);
+        if (job.verbose)
+            note("oshrun: binding each PE to one of %d CPUs, PE r to the r-th (--bind-to none leaves them unbound)", n);
+    } else {
+        unsetenv("GSHMEM_CPUS");
+    }
 }
 
 static void spawn_all(void) {
@@ -1007,6 +1055,7 @@ static void spawn_all(void) {
     char v[32];
     snprintf(v, sizeof v, "%d", job.npes);
     setenv("GSHMEM_SIZE", v, 1);
+    plan_binding();
     setenv("GSHMEM_JOBID", job.jobid, 1);
     pid_t self = getpid();
     for (int r = 0; r < job.npes; r++) {

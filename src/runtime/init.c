@@ -163,6 +163,8 @@ static void do_init(int requested, const char *fn) {
     {
         cpu_set_t set;
         int cpus = sched_getaffinity(0, sizeof set, &set) ? 1 : CPU_COUNT(&set);
+        if (shmemi_env.boot_cpus > cpus) /* oshrun bound this PE to one of them */
+            cpus = (int)shmemi_env.boot_cpus;
         /* PEs of this node share its CPUs (under SHMEM_TRANSPORT=ofi or SHMEM_TEST_NODE_SIZE on one machine too: count
          * them all then) */
         int here = force_net || block ? (info.local_ranks ? info.nlocal : info.size) : shmemi_rt.nlocal;

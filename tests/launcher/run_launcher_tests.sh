@@ -225,6 +225,17 @@ usage)
   run -n 2 -- sh -c 'echo $GSHMEM_RANK'
   expect_rc 0
   [ "$(sort "$tmp/out" | tr '\n' ' ')" = "0 1 " ] || fail "-n 2 -- prog: got '$(cat "$tmp/out")'"
+  # binding: two PEs on two CPUs get one each (as Open MPI binds), --bind-to none leaves them all, one PE is free
+  if [ "$(nproc)" -ge 2 ]; then
+    run -np 2 sh -c 'taskset -pc $$ | sed "s/.*: //"'
+    expect_rc 0
+    [ "$(sort -u "$tmp/out" | wc -l)" = 2 ] && ! grep -q '[,-]' "$tmp/out" ||
+      fail "-np 2: PEs not bound to one CPU each: $(tr '\n' ' ' <"$tmp/out")"
+    run -np 2 --bind-to none sh -c 'taskset -pc $$ | sed "s/.*: //"'
+    expect_rc 0
+    [ "$(sort -u "$tmp/out" | wc -l)" = 1 ] && grep -q '[,-]' "$tmp/out" ||
+      fail "--bind-to none: PEs bound: $(tr '\n' ' ' <"$tmp/out")"
+  fi
   ;;
 version)
   run --version
