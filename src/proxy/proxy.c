@@ -168,8 +168,11 @@ static void *proxy_main(void *arg) {
                 continue;
             }
             int early = q->wait && mutate == MUTATE_COMPLETION;
-            if (early) /* (SHMEM_DEVICE_PROXY_MUTATE: the answer before the work) */
+            if (early) { /* (SHMEM_DEVICE_PROXY_MUTATE: the answer before the work, which comes late enough for
+                          * the requester to read the answer first, even with the two on one CPU) */
                 __atomic_store_n(&q->done, 1, __ATOMIC_RELEASE);
+                usleep(2000);
+            }
             if (!(mutate == MUTATE_FENCE && q->op == SHMEMGI_OP_FENCE) &&
                 !(mutate == MUTATE_QUIET && q->op == SHMEMGI_OP_QUIET))
                 release_held(); /* a fence, a quiet or a blocking request sees everything before it done */
