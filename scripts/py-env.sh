@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # py-env.sh BUILD_DIR - makes BUILD_DIR/pyenv, a Python venv with NumPy and shmem4py built against this gshmem, for
-# the Python tests (bench/apps/allreduce/train_mlp.py); run it after building BUILD_DIR. Needs PyPI (pip).
+# the Python tests (bench/apps/allreduce/train_mlp.py) and matplotlib for bench/plot.py; run it after building
+# BUILD_DIR. Needs PyPI (pip).
 set -euo pipefail
 if [ $# -ne 1 ] || [ ! -f "$1/CMakeCache.txt" ]; then
   echo "usage: $0 BUILD_DIR (a built gshmem build tree)" >&2
@@ -36,6 +37,8 @@ pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
 # shmem4py 1.0.0 predates NumPy 2; setuptools, wheel and cffi are its build requirements, installed here so that the
 # build below needs no isolated environment of its own (faster, and nothing fetched twice)
 "${pip[@]}" install 'numpy<2' cffi setuptools wheel
+# matplotlib for bench/plot.py (its smoke test, bench_plot_smoke, uses this venv when there is one)
+"${pip[@]}" install matplotlib
 
 # rebuilt only when the installed headers changed (the module links libgshmem dynamically, refreshed above)
 stamp=$venv/.gshmem-headers
