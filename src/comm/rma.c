@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "comm/comm.h"
+#include "copy.h"
 #include "cpu_amo.h"
 #include "gpu/gtl.h"
 #include "transport/ofi/ofi.h"
@@ -169,7 +170,7 @@ void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int
         shmemi_ofi_put(ctx, sg, off, src, nbytes, pe, 0);
         return;
     }
-    memcpy(d, src, nbytes);
+    shmemi_copy(d, src, nbytes);
     shmemi_ring(pe, dest, nbytes);
 }
 
@@ -190,7 +191,7 @@ void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int
         shmemi_ofi_get(ctx, sg, off, dest, nbytes, pe, 0);
         return;
     }
-    memcpy(dest, s, nbytes);
+    shmemi_copy(dest, s, nbytes);
 }
 
 /* Non-blocking forms complete immediately on mapped peers (a copy by the CPU is done when it returns); on the
@@ -325,9 +326,9 @@ static void move_blocks(shmem_ctx_t ctx, int put, const struct strided *r, char 
     if (r->mapped) {
         for (size_t b = 0; b < nblocks; b++) {
             if (put)
-                memcpy(r->mapped + b * rs, local + b * ls, len);
+                shmemi_copy(r->mapped + b * rs, local + b * ls, len);
             else
-                memcpy(local + b * ls, r->mapped + b * rs, len);
+                shmemi_copy(local + b * ls, r->mapped + b * rs, len);
         }
         return;
     }
@@ -418,7 +419,7 @@ void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t nbyt
          * network's are quieted) before the signal is written */
         if (nbytes && !gpu_move(ctx, 1, d, dsg, doff, src, nbytes, pe, fn)) {
             if (d)
-                memcpy(d, src, nbytes);
+                shmemi_copy(d, src, nbytes);
             else
                 shmemi_ofi_put(ctx, dsg, doff, src, nbytes, pe, 0);
         }
@@ -446,7 +447,7 @@ void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t nbyt
             return;
         }
         if (d) {
-            memcpy(d, src, nbytes);
+            shmemi_copy(d, src, nbytes);
             shmemi_store_fence();
         } else {
             shmemi_ofi_put(ctx, dsg, doff, src, nbytes, pe, 1);
