@@ -92,7 +92,8 @@ if [ ! -x "$o_cc" ] || [ ! -x "$o_run" ]; then
   exit 1
 fi
 # Open MPI refuses root without these; its osc/rdma component crashes in shmem_finalize on this setup.
-o_env=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_osc=^rdma)
+# OSHMEM sizes its heap from SMA_SYMMETRIC_SIZE (256 MiB by default; it ignores SHMEM_SYMMETRIC_SIZE)
+o_env=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_osc=^rdma "SMA_SYMMETRIC_SIZE=${SMA_SYMMETRIC_SIZE:-1G}")
 
 # ---- the workloads and how to build/run them ----
 apps=()
