@@ -65,11 +65,21 @@ function(gshmem_add_pe_test name exe)
   endforeach()
 endfunction()
 
+# gshmem_register_fakegpu(prefix env...): a vendor backend's stand-in driver (tests/fake*) is built; devheap re-runs
+# then also run as <prefix>_devheap_<name> with env (which selects the backend, puts the fake first on
+# LD_LIBRARY_PATH and lets the test program's own CPU loads reach GPU-heap objects).
+function(gshmem_register_fakegpu p)
+  set(GSHMEM_FAKE_GPUS ${GSHMEM_FAKE_GPUS} ${p} CACHE INTERNAL "stand-in GPU drivers the tests run on")
+  list(REMOVE_DUPLICATES GSHMEM_FAKE_GPUS)
+  set(GSHMEM_FAKE_GPUS ${GSHMEM_FAKE_GPUS} CACHE INTERNAL "stand-in GPU drivers the tests run on")
+  set(GSHMEM_FAKE_GPU_ENV_${p} ${ARGN} CACHE INTERNAL "environment of the ${p} tests")
+endfunction()
+
 # gshmem_add_devheap_test(name exe): builds dh_<exe>, the program <exe> again with tests/common/devheap.h forced in
 # (its symmetric heap objects then live in the GPU heap), and runs it as devheap_<name> on the emulated GPU with the
 # CPU allowed to touch GPU memory (local at 2 and 4 PEs; at 3 PEs split into pretend nodes and over net, where GPU
-# segments are staged by their owner), and as cudafake_devheap_<name> on tests/fakecuda's driver (the CUDA backend)
-# when that is built.
+# segments are staged by their owner), and as <prefix>_devheap_<name> on each registered stand-in driver
+# (gshmem_register_fakegpu).
 function(gshmem_add_devheap_test name exe)
   cmake_parse_arguments(A "" "TIMEOUT" "" ${ARGN})
   if(NOT A_TIMEOUT)
@@ -98,13 +108,14 @@ function(gshmem_add_devheap_test name exe)
     ENV SHMEM_GPU=emulate-visible ${heap})
   gshmem_add_pe_test(devheap_${name} dh_${exe} NPES 3 NET_ONLY VARIANTS split ofinet TIMEOUT ${A_TIMEOUT}
     LABELS devheap ENV SHMEM_GPU=emulate-visible ${heap})
-  if(GSHMEM_NVCC AND GSHMEM_FAKECUDA_DIR)
-    set(fake SHMEM_GPU=cuda LD_LIBRARY_PATH=${GSHMEM_FAKECUDA_DIR} FAKECUDA_HOST_VISIBLE=1 ${heap})
-    gshmem_add_pe_test(cudafake_devheap_${name} dh_${exe} NPES 3 LOCAL_ONLY TIMEOUT ${A_TIMEOUT} LABELS devheap
+  # each vendor backend on its stand-in driver (gshmem_register_fakegpu)
+  foreach(p ${GSHMEM_FAKE_GPUS})
+    set(fake ${GSHMEM_FAKE_GPU_ENV_${p}} ${heap})
+    gshmem_add_pe_test(${p}_devheap_${name} dh_${exe} NPES 3 LOCAL_ONLY TIMEOUT ${A_TIMEOUT} LABELS devheap
       ENV ${fake})
-    gshmem_add_pe_test(cudafake_devheap_${name} dh_${exe} NPES 3 NET_ONLY VARIANTS split TIMEOUT ${A_TIMEOUT}
+    gshmem_add_pe_test(${p}_devheap_${name} dh_${exe} NPES 3 NET_ONLY VARIANTS split TIMEOUT ${A_TIMEOUT}
       LABELS devheap ENV ${fake})
-  endif()
+  endforeach()
 endfunction()
 
 # gshmem_add_emu_program(name sources...): a CUDA program built for the CPU emulation of the GPU, as

@@ -345,9 +345,15 @@ int shmemi_env_read(char *err, size_t errlen) {
                         "with SHMEM_TRANSPORT=auto and without SHMEM_TEST_NODE_SIZE",
                         shmemi_env.test_nodes);
     }
-    if (strcmp(shmemi_env.gpu, "auto") && strcmp(shmemi_env.gpu, "cuda") && strcmp(shmemi_env.gpu, "none") &&
-        strcmp(shmemi_env.gpu, "emulate") && strcmp(shmemi_env.gpu, "emulate-visible"))
-        return errf(err, errlen, "SHMEM_GPU='%s' is not valid: expected auto, cuda, none, emulate or emulate-visible",
+    static const char *const gpus[] = {"auto", "cuda", "hip", "ze", "none", "emulate", "emulate-visible",
+                                       "emulate-coherent"};
+    int gpu_ok = 0;
+    for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++)
+        gpu_ok |= !strcmp(shmemi_env.gpu, gpus[i]);
+    if (!gpu_ok)
+        return errf(err, errlen,
+                    "SHMEM_GPU='%s' is not valid: expected auto, cuda, hip, ze, none, emulate, emulate-visible or "
+                    "emulate-coherent",
                     shmemi_env.gpu);
     if (strcmp(shmemi_env.device_proxy_mutate, "none") && strcmp(shmemi_env.device_proxy_mutate, "fence") &&
         strcmp(shmemi_env.device_proxy_mutate, "quiet") && strcmp(shmemi_env.device_proxy_mutate, "completion"))

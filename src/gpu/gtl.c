@@ -11,20 +11,10 @@
 const struct gtl_backend *shmemi_gtl;
 static char desc[256];
 
-int shmemi_gtl_init(int local_rank, int nlocal, char *why, size_t whylen) {
-    const char *want = shmemi_env.gpu;
-    const struct gtl_backend *b = NULL;
-    if (!strcmp(want, "none")) {
-        snprintf(why, whylen, "SHMEM_GPU=none");
-        return -1;
-    }
-    if (shmemi_gtl_emu_kernels && !strcmp(want, "cuda")) {
-        snprintf(why, whylen,
-                 "this program was built for the emulated GPU (oshcc --emulate-gpu), so SHMEM_GPU=cuda cannot apply; "
-                 "unset SHMEM_GPU or build the program with nvcc");
-        return -1;
-    }
-    b = !strncmp(want, "emulate", 7) || shmemi_gtl_emu_kernels ? &shmemi_gtl_emu : &shmemi_gtl_cuda;
+static const struct gtl_backend *const vendors[] = {&shmemi_gtl_cuda, &shmemi_gtl_hip, &shmemi_gtl_ze};
+#define NVENDORS (int)(sizeof vendors / sizeof vendors[0])
+
+static int try_backend(const struct gtl_backend *b, int local_rank, int nlocal, char *why, size_t whylen) {
     char r[200] = "";
     if (b->init(local_rank, nlocal, desc, sizeof desc, r, sizeof r)) {
         snprintf(why, whylen, "%s: %s", b->name, r);
@@ -32,6 +22,42 @@ int shmemi_gtl_init(int local_rank, int nlocal, char *why, size_t whylen) {
     }
     shmemi_gtl = b;
     return 0;
+}
+
+int shmemi_gtl_init(int local_rank, int nlocal, char *why, size_t whylen) {
+    const char *want = shmemi_env.gpu;
+    if (!strcmp(want, "none")) {
+        snprintf(why, whylen, "SHMEM_GPU=none");
+        return -1;
+    }
+    int emulate = !strncmp(want, "emulate", 7);
+    if (shmemi_gtl_emu_kernels && !emulate && strcmp(want, "auto")) {
+        snprintf(why, whylen,
+                 "this program was built for the emulated GPU (oshcc --emulate-gpu), so SHMEM_GPU=%s cannot apply; "
+                 "unset SHMEM_GPU or build the program with nvcc or hipcc",
+                 want);
+        return -1;
+    }
+    if (emulate || shmemi_gtl_emu_kernels)
+        return try_backend(&shmemi_gtl_emu, local_rank, nlocal, why, whylen);
+    /* auto: the first vendor whose driver loads and sees a device; why lists each refusal, for shmem_info */
+    size_t used = 0;
+    for (int i = 0; i < NVENDORS; i++) {
+        if (strcmp(want, "auto") && strcmp(want, vendors[i]->name))
+            continue;
+        char r[256] = "";
+        if (!try_backend(vendors[i], local_rank, nlocal, r, sizeof r))
+            return 0;
+        if (used < whylen)
+            used += (size_t)snprintf(why + used, whylen - used, "%s%s", used ? "; " : "", r);
+    }
+    return -1;
+}
+
+int shmemi_gtl_pick_device(int ndev, const char *const *busid, int local_rank, int nlocal) {
+    (void)busid;
+    (void)nlocal;
+    return ndev > 0 ? local_rank % ndev : 0;
 }
 
 static void *scratch_kept;

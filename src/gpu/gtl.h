@@ -63,9 +63,16 @@ struct gtl_backend {
      * portable, unified addressing): the request ring kernels share with the proxy */
     int (*host_alloc)(size_t size, void **ptr);
     void (*host_free)(void *ptr);
+    /* 1: the CPU may load, store and atomically update this PE's device memory (and imported peers') coherently,
+     * at the same addresses (APUs such as MI300A, Grace-Hopper): small transfers then skip the copy engine; 0: not */
+    int (*coherent)(void);
 };
 
-SHMEMI_HIDDEN extern const struct gtl_backend shmemi_gtl_cuda, shmemi_gtl_emu;
+SHMEMI_HIDDEN extern const struct gtl_backend shmemi_gtl_cuda, shmemi_gtl_hip, shmemi_gtl_ze, shmemi_gtl_emu;
+/* Which of ndev devices this PE opens when the application made none current. busid[i] is device i's PCI address
+ * ("dddd:bb:dd.f", lower-case hex) or NULL when the driver does not say: the device nearest to the cores this PE
+ * runs on (node topology) when that can be told, else local_rank % ndev (several PEs may share one device). */
+SHMEMI_HIDDEN int shmemi_gtl_pick_device(int ndev, const char *const *busid, int local_rank, int nlocal);
 /* The emulated GPU for a program whose kernels run on the CPU (src/device/emu): set before shmem_init, it makes
  * SHMEM_GPU=auto pick the emulation and maps device memory where the CPU's emulated threads can reach it. */
 SHMEMI_HIDDEN extern int shmemi_gtl_emu_kernels;
@@ -76,7 +83,8 @@ SHMEMI_HIDDEN int shmemi_gtl_emu_user_free(void *ptr);
 /* The backend in use, or NULL: GPU support is off (not requested, or no GPU). */
 SHMEMI_HIDDEN extern const struct gtl_backend *shmemi_gtl;
 
-/* Loads the backend SHMEM_GPU names (auto: CUDA when a driver and a device are there). 0: on; -1: off, with why. */
+/* Loads the backend SHMEM_GPU names (auto: the first of CUDA, HIP, Level Zero whose driver loads and sees a device).
+ * 0: on; -1: off, with why (for auto: why each backend was not taken). */
 SHMEMI_HIDDEN int shmemi_gtl_init(int local_rank, int nlocal, char *why, size_t whylen);
 SHMEMI_HIDDEN void shmemi_gtl_fini(void);
 SHMEMI_HIDDEN const char *shmemi_gtl_describe(void); /* "cuda: NVIDIA H200 (device 0 of 1), ..." or NULL */

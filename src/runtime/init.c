@@ -31,7 +31,7 @@ static void gpu_setup(int host_init, int kernel_init, const char *fn) {
     int dev_part = 0;
     for (int i = 0; i < shmemi_npartitions; i++)
         dev_part |= shmemi_partitions[i].kind == SHMEMI_KIND_DEVICE;
-    int named = !strcmp(shmemi_env.gpu, "cuda") || !strncmp(shmemi_env.gpu, "emulate", 7);
+    int named = strcmp(shmemi_env.gpu, "auto") && strcmp(shmemi_env.gpu, "none");
     int want = host_init || kernel_init || named || dev_part || shmemi_env.device_aware ||
                shmemi_env.symmetric_size_device || shmemi_env.device_symmetric_size;
     shmemi_rt.dev_heap = -1;

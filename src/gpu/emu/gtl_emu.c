@@ -25,6 +25,7 @@ static struct emu_range {
 } ranges[MAX_RANGES];
 static int nranges, seq;
 static int host_visible; /* SHMEM_GPU=emulate-visible, or a program whose kernels run on the CPU (src/device/emu) */
+static int coherent;     /* SHMEM_GPU=emulate-coherent: an APU, whose GPU memory the CPU reaches like host memory */
 int shmemi_gtl_emu_kernels;
 static int emu_lock;
 
@@ -54,15 +55,19 @@ static char *xlate(const void *p, size_t n) {
 static int emu_init(int local_rank, int nlocal, char *desc, size_t desclen, char *why, size_t whylen) {
     (void)why;
     (void)whylen;
-    host_visible = !strcmp(shmemi_env.gpu, "emulate-visible") || shmemi_gtl_emu_kernels;
+    coherent = !strcmp(shmemi_env.gpu, "emulate-coherent");
+    host_visible = !strcmp(shmemi_env.gpu, "emulate-visible") || shmemi_gtl_emu_kernels || coherent;
     snprintf(desc, desclen, "emulated GPU in host shared memory (testing only%s), shared by %d PE%s of this node",
              shmemi_gtl_emu_kernels ? "; kernels run on the CPU"
+             : coherent             ? "; an APU: the CPU reaches it coherently"
              : host_visible         ? "; the CPU may touch it"
                                     : "",
              nlocal, nlocal == 1 ? "" : "s");
     (void)local_rank;
     return 0;
 }
+
+static int emu_coherent(void) { return coherent; }
 
 /* Host ranges registered (host_register): the emulated GPU needs no pinning, but it checks what a real driver
  * requires: page-aligned ranges, each unregistered once, while still mapped, and none left at finalize. */
@@ -401,4 +406,5 @@ const struct gtl_backend shmemi_gtl_emu = {
     .host_unregister = emu_host_unregister,
     .host_alloc = emu_host_alloc,
     .host_free = emu_host_free,
+    .coherent = emu_coherent,
 };
