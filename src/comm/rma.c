@@ -134,6 +134,8 @@ static void gpu_net(shmem_ctx_t ctx, int put, struct shmemi_seg *sg, size_t off,
  * reaches). */
 static int gpu_move(shmem_ctx_t ctx, int put, char *mapped, struct shmemi_seg *sg, size_t off, const void *local,
                     size_t n, int pe, const char *fn) {
+    if (mapped && n <= shmemi_rt.gpu_cpu_max) /* coherent GPU memory (an APU): the CPU is faster for this size */
+        return 0;
     int ldev = shmemi_dev_local_slow(local);
     if (sg->kind != SHMEMI_MEM_DEVICE && !ldev)
         return 0;
@@ -427,7 +429,7 @@ void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t nbyt
             shmemi_ofi_quiet(ctx);
         shmemi_store_fence();
         int op = sig_op == SHMEM_SIGNAL_SET ? SHMEMI_AMO_SET : SHMEMI_AMO_ADD;
-        if (ssg->kind == SHMEMI_MEM_DEVICE && sig) {
+        if (ssg->kind == SHMEMI_MEM_DEVICE && sig && !shmemi_rt.gpu_cpu_max) {
             shmemi_gtl_amo(sig, op, signal, 0, 8, fn);
         } else if (!sig || shmemi_rt.amo_net) {
             if (!sig)
@@ -483,7 +485,8 @@ uint64_t shmemi_amo(shmem_ctx_t ctx, int op, void *dest, uint64_t value, uint64_
                      size);
     if (SHMEMI_UNLIKELY(sg->kind == SHMEMI_MEM_DEVICE) && !p) /* the network's (registered GPU memory), or an error */
         no_remote_gpu(sg, pe, fn);
-    if (SHMEMI_UNLIKELY(sg->kind == SHMEMI_MEM_DEVICE) && p) { /* GPU atomics, so the GPU's own are atomic with them */
+    /* GPU atomics, so the GPU's own are atomic with them; on coherent GPU memory the CPU's are (system scope) */
+    if (SHMEMI_UNLIKELY(sg->kind == SHMEMI_MEM_DEVICE) && p && !shmemi_rt.gpu_cpu_max) {
         uint64_t r = shmemi_gtl_amo(p, op, value, cond, size, fn);
         if (op != SHMEMI_AMO_FETCH)
             shmemi_ring(pe, dest, size);

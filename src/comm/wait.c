@@ -197,7 +197,7 @@ static struct dt_info check_args(const void *ivar, size_t n, int cmp, int dtype,
                          "the variable at %p is not symmetric; wait on memory from shmem_malloc or a "
                          "global/static variable",
                          ivar);
-        t.dev = s->kind == SHMEMI_MEM_DEVICE;
+        t.dev = s->kind == SHMEMI_MEM_DEVICE && !shmemi_rt.gpu_cpu_max; /* coherent: the CPU loads it */
     }
     return t;
 }

@@ -355,6 +355,10 @@ int shmemi_env_read(char *err, size_t errlen) {
                     "SHMEM_GPU='%s' is not valid: expected auto, cuda, hip, ze, none, emulate, emulate-visible or "
                     "emulate-coherent",
                     shmemi_env.gpu);
+    if (strcmp(shmemi_env.gpu_coherent, "auto") && strcmp(shmemi_env.gpu_coherent, "0") &&
+        strcmp(shmemi_env.gpu_coherent, "1"))
+        return errf(err, errlen, "SHMEM_GPU_COHERENT='%s' is not valid: expected auto, 0 or 1",
+                    shmemi_env.gpu_coherent);
     if (strcmp(shmemi_env.device_proxy_mutate, "none") && strcmp(shmemi_env.device_proxy_mutate, "fence") &&
         strcmp(shmemi_env.device_proxy_mutate, "quiet") && strcmp(shmemi_env.device_proxy_mutate, "completion"))
         return errf(err, errlen,

@@ -159,6 +159,7 @@ struct shmemi_state {
     int gpu_provided;    /* SHMEM_DEVICE_HOST_INIT was requested and is given back */
     int kernel_provided; /* SHMEM_DEVICE_KERNEL_INIT: kernel-side communication is up on every PE */
     int dev_heap;        /* index in segs of the GPU symmetric heap, or -1 */
+    size_t gpu_cpu_max;  /* coherent GPU memory (APUs): transfers of at most this many bytes by the CPU; 0: none */
     /* ends the whole job (the runtime's: libfabric's shm regions, then the bootstrap's abort); NULL before the
      * bootstrap is up */
     void (*abort_job)(int status, const char *msg) __attribute__((noreturn));

@@ -244,6 +244,10 @@ void shmemi_gpu_info_print(FILE *f) {
     if (d)
         fprintf(f, "GPU: %s backend, %s\n  GPU symmetric heap: %zu bytes per PE (SHMEM_SYMMETRIC_SIZE_DEVICE)\n",
                 shmemi_gtl->name, d, heap);
+    if (d && shmemi_gtl_coherent_describe())
+        fprintf(f, "  GPU memory: %s\n", shmemi_gtl_coherent_describe());
+    else if (d && shmemi_gtl->coherent && shmemi_gtl->coherent() == 1)
+        fprintf(f, "  GPU memory: coherently accessible by the CPU (SHMEM_GPU_COHERENT)\n");
     else
         fprintf(f, "GPU: none (%s)\n", why);
     if (shmemi_rt.init_state == 1 && !shmemi_rt.gpu)

@@ -87,6 +87,10 @@ SHMEMI_HIDDEN extern const struct gtl_backend *shmemi_gtl;
  * 0: on; -1: off, with why (for auto: why each backend was not taken). */
 SHMEMI_HIDDEN int shmemi_gtl_init(int local_rank, int nlocal, char *why, size_t whylen);
 SHMEMI_HIDDEN void shmemi_gtl_fini(void);
+/* After init: up to which size the CPU itself moves data to and from GPU memory the backend says is coherent
+ * (SHMEM_GPU_COHERENT, measured or set); 0: never; (size_t)-1: a setting that cannot hold, with why. */
+SHMEMI_HIDDEN size_t shmemi_gtl_coherent_setup(char *why, size_t whylen);
+SHMEMI_HIDDEN const char *shmemi_gtl_coherent_describe(void); /* for shmem_info; NULL: not coherent */
 SHMEMI_HIDDEN const char *shmemi_gtl_describe(void); /* "cuda: NVIDIA H200 (device 0 of 1), ..." or NULL */
 
 /* Kind of a local (non-symmetric) buffer: answers are cached per device allocation range, since the driver's query

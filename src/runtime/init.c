@@ -35,6 +35,7 @@ static void gpu_setup(int host_init, int kernel_init, const char *fn) {
     int want = host_init || kernel_init || named || dev_part || shmemi_env.device_aware ||
                shmemi_env.symmetric_size_device || shmemi_env.device_symmetric_size;
     shmemi_rt.dev_heap = -1;
+    shmemi_rt.gpu_cpu_max = 0;
     if (!want || !strcmp(shmemi_env.gpu, "none")) {
         snprintf(shmemi_rt.gpu_why, sizeof shmemi_rt.gpu_why, "%s",
                  want ? "SHMEM_GPU=none"
@@ -70,6 +71,10 @@ static void gpu_setup(int host_init, int kernel_init, const char *fn) {
         return; /* KIND=DEVICE partitions then stop init with this reason (segment.c) */
     }
     shmemi_rt.gpu = 1;
+    size_t cpu_max = shmemi_gtl_coherent_setup(why, sizeof why);
+    if (cpu_max == (size_t)-1)
+        init_fail(fn, why);
+    shmemi_rt.gpu_cpu_max = cpu_max;
     shmemi_rt.dev_local = shmemi_env.device_aware || host_init || kernel_init;
     shmemi_rt.gpu_provided = host_init;
     shmemi_debug("GPU support on: %s", shmemi_gtl_describe());
@@ -282,7 +287,7 @@ void shmem_global_exit(int status) {
 void shmemi_info_print(FILE *f) {
     fprintf(f, "gshmem %s — OpenSHMEM %d.%d\n", GSHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
     fprintf(f,
-            "Build: transports shm (intra-node)%s; bootstrap %s; GPU backends: cuda (driver loaded at run time), "
+            "Build: transports shm (intra-node)%s; bootstrap %s; GPU backends: cuda, hip, ze (drivers loaded at run time), "
             "emulate (testing)\n",
 #ifdef GSHMEM_HAVE_OFI
             ", ofi (libfabric, between nodes; loaded when a job needs it)",
