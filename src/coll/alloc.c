@@ -167,6 +167,9 @@ void *shmem_space_malloc(shmem_space_t space, size_t size) {
 void *shmem_space_calloc(shmem_space_t space, size_t count, size_t size) {
     return seg_calloc(space_seg(space, "shmem_space_calloc"), count, size, "shmem_space_calloc");
 }
+void *shmem_space_alloc(shmem_space_t space, size_t count, size_t size) {
+    return seg_calloc(space_seg(space, "shmem_space_alloc"), count, size, "shmem_space_alloc");
+}
 void *shmem_space_realloc(shmem_space_t space, void *ptr, size_t size) {
     return seg_realloc(space_seg(space, "shmem_space_realloc"), ptr, size, "shmem_space_realloc");
 }

@@ -31,6 +31,15 @@ int main(void) {
     CHECK(((uintptr_t)al & 0xffff) == 0, "space_align(64K) gave %p", (void *)al);
     for (int i = 0; i < 64; i++)
         CHECK(c[i] == 0, "calloc element %d is %ld", i, c[i]);
+    /* shmem_space_alloc is shmem_space_calloc: memory given back dirty comes back zeroed */
+    for (int i = 0; i < 64; i++)
+        c[i] = -1;
+    shmem_space_free(SHMEM_SPACE_DEFAULT, c);
+    c = shmem_space_alloc(SHMEM_SPACE_DEFAULT, 64, sizeof(long));
+    REQUIRE(c, "space_alloc failed");
+    for (int i = 0; i < 64; i++)
+        CHECK(c[i] == 0, "space_alloc element %d is %ld", i, c[i]);
+    CHECK(shmem_space_alloc(SHMEM_SPACE_DEFAULT, 0, 8) == NULL, "space_alloc of 0 objects gives NULL");
     long v[64];
     for (int i = 0; i < 64; i++)
         v[i] = me * 1000 + i;
