@@ -13,10 +13,11 @@ command -v clang >/dev/null || need+=(clang)
 # mpi.h for the MPI check across network namespaces, and OSHMEM's oshcc for bench/compare.sh (libopenmpi-dev);
 # libfabric transport; ip for the network-namespace tests
 # FFTW (and FFTW-MPI) and OpenBLAS for the workloads in bench/apps (2D FFT, Cannon)
-# libFuzzer for scripts/fuzz.sh (libclang-rt-14-dev); hipcc (ROCm 5.2) to check the device headers build for AMD
+# libFuzzer for scripts/fuzz.sh (libclang-rt-14-dev); hipcc (ROCm 5.2) to check the device headers build for AMD;
+# hwloc.h for the node topology (GPU/NIC affinity, oshrun --map-by numa/gpu; libhwloc is loaded at run time)
 for pkg in libpmix-dev openmpi-bin libopenmpi-dev slurm-wlm munge libfabric-dev libfabric-bin iproute2 \
   libfftw3-dev libfftw3-mpi-dev libopenblas-dev \
-  libclang-rt-14-dev hipcc; do
+  libclang-rt-14-dev hipcc libhwloc-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -30,6 +30,7 @@
 #endif
 
 #include "bootstrap/local_proto.h"
+#include "topo/topo.h"
 
 #define KILL_GRACE_MS 2000 /* SIGTERM, then SIGKILL this much later */
 #define MAX_NPES 4096
@@ -92,8 +93,10 @@ static struct {
     char timeout_whole[24]; /* mpirun's --timeout takes whole seconds */
     long host_slots;        /* PEs the -H lists hold (1 per host without ":N"), for --oversubscribe */
     int oversubscribe;      /* given by the user */
-    int bind;               /* --bind-to: -1 not given (core when 2 <= PEs <= CPUs), 0 none, 1 core */
-    int bind_cpu[MAX_NPES]; /* PE r's CPU when binding (of oshrun's own CPU set), else -1 */
+    int bind;               /* --bind-to: -1 not given (core when 2 <= PEs <= CPUs), 0 none, 1 core, 2 numa */
+    int map;                /* --map-by: 0 core (PE r on the r-th CPU), 1 numa (round robin), 2 gpu (round robin) */
+    cpu_set_t *bind_set;    /* PE r's cores when placing (of oshrun's own CPU set), else NULL */
+    int bind_apply;         /* 1: bind to bind_set; 0: only tell the PE (HWLOC_XMLFILE: another node's topology) */
     int ncpus;              /* oshrun's CPUs */
     char *notes[MAX_NOTES]; /* "ignoring ..." notes: true only if oshrun starts the PEs itself */
     int nnotes;
@@ -172,11 +175,14 @@ static void usage(FILE *f) {
                "  -V, --version              show the version\n"
                "  --hostfile FILE            run on the machines FILE lists: hands the job to mpirun\n"
                "  -H, --host H[,H...]        run on these machines; other than this one: hands the job to mpirun\n"
-               "  --bind-to core|none        bind PE r to the r-th CPU oshrun may use (the default when 2 <= PEs\n"
-               "                             <= CPUs, as Open MPI does), or leave the PEs unbound\n"
+               "  --map-by core|numa|gpu     place PE r on the r-th CPU oshrun may use (core, the default), on the\n"
+               "                             NUMA nodes in turn (numa), or near the GPUs in turn (gpu: PE r near\n"
+               "                             GPU r mod GPUs, so it takes that GPU), from the node's topology (hwloc)\n"
+               "  --bind-to core|numa|none   bind each PE to its CPU (core: the default when 2 <= PEs <= CPUs, as\n"
+               "                             Open MPI does), to the cores of its NUMA node or GPU (numa), or not\n"
                "  --                         end of options\n"
                "Accepted and ignored when oshrun starts the PEs itself, passed on to mpirun otherwise:\n"
-               "--oversubscribe, --map-by X, --allow-run-as-root, --mca K V.\n"
+               "--oversubscribe, --allow-run-as-root, --mca K V.\n"
                "Exit status: 0 if every PE exited 0; the status of shmem_global_exit; else the failing PE's status\n"
                "or 128+signal; 124 on --timeout; 126/127 if the program cannot be run; 2 on a usage error.\n");
 }
@@ -331,12 +337,24 @@ static void parse_args(int argc, char **argv) {
                 job.bind = 0;
             else if (!strcmp(val, "core") || !strcmp(val, "hwthread") || !strcmp(val, "cpu"))
                 job.bind = 1;
+            else if (!strcmp(val, "numa") || !strcmp(val, "socket") || !strcmp(val, "package"))
+                job.bind = 2;
             else
-                later_note("oshrun: ignoring %s %s (oshrun binds to core, hwthread or none)", a, val);
+                usage_error("--bind-to %s: expected core, numa or none", val);
         } else if (!strcmp(name, "map-by")) {
             TAKE_VALUE();
             fwd("--map-by", val);
-            later_note("oshrun: ignoring %s %s (oshrun does not map PEs)", a, val);
+            char m[32];
+            snprintf(m, sizeof m, "%s", val);
+            m[strcspn(m, ":")] = '\0'; /* (mpirun's modifiers, e.g. core:PE=2, are not ours) */
+            if (!strcasecmp(m, "core") || !strcasecmp(m, "slot") || !strcasecmp(m, "hwthread"))
+                job.map = 0;
+            else if (!strcasecmp(m, "numa") || !strcasecmp(m, "socket") || !strcasecmp(m, "package"))
+                job.map = 1;
+            else if (!strcasecmp(m, "gpu"))
+                job.map = 2;
+            else
+                usage_error("--map-by %s: expected core, numa or gpu", val);
         } else if (!strcmp(name, "mca")) {
             if (val || i + 2 >= argc)
                 usage_error("option '%s' needs two values (--mca KEY VALUE)", a);
@@ -990,11 +1008,12 @@ child(struct pe *p, int bootfd, int in_fd, int out_fd, int err_fd, int errpipe, 
     setenv("GSHMEM_BOOT_FD", v, 1);
     snprintf(v, sizeof v, "%d", p->rank);
     setenv("GSHMEM_RANK", v, 1);
-    if (job.bind_cpu[p->rank] >= 0) {
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(job.bind_cpu[p->rank], &one);
-        sched_setaffinity(0, sizeof one, &one); /* (a failure leaves the PE unbound: still correct) */
+    if (job.bind_set) {
+        char cores[256];
+        gtopo_cpus_str(&job.bind_set[p->rank], cores, sizeof cores);
+        setenv("GSHMEM_BIND", cores, 1);
+        if (job.bind_apply) /* (a failure leaves the PE unbound: still correct) */
+            sched_setaffinity(0, sizeof job.bind_set[p->rank], &job.bind_set[p->rank]);
     }
     signal(SIGPIPE, SIG_DFL);
     for (int sig = 1; sig < NSIG; sig++) /* (exec would reset them too, but a signal may come before it) */
@@ -1008,11 +1027,15 @@ child(struct pe *p, int bootfd, int in_fd, int out_fd, int err_fd, int errpipe, 
     _exit(127);
 }
 
-/* PE r on the r-th of oshrun's CPUs, as Open MPI's launcher binds small jobs: two PEs left to the scheduler often
- * share one core while the other idles (a 4 KiB exchange then takes 40x longer, and timings split in two groups).
- * By default only when every PE gets a CPU of its own and there are two or more (one PE gains nothing, and unbound it
- * may use every CPU for its threads); --bind-to none leaves them all unbound. GSHMEM_CPUS tells the PEs how many CPUs
- * the job has, which their own (single-CPU) affinity no longer shows. */
+/* Where each PE runs. By default PE r on the r-th of oshrun's CPUs, as Open MPI's launcher binds small jobs: two
+ * PEs left to the scheduler often share one core while the other idles (a 4 KiB exchange then takes 40x longer, and
+ * timings split in two groups). By default only when every PE gets a CPU of its own and there are two or more (one
+ * PE gains nothing, and unbound it may use every CPU for its threads); --bind-to none leaves them all unbound.
+ * --map-by numa|gpu deals PEs to the NUMA nodes or to the GPUs in turn (hwloc's topology), each on the next free
+ * core near it; --bind-to numa binds to all the cores there instead of one. Each PE learns its cores from
+ * GSHMEM_BIND (and takes the GPU and NIC nearest them); GSHMEM_CPUS tells it how many CPUs the job has, which its own
+ * affinity no longer shows. With HWLOC_XMLFILE (another node's topology, for tests) nothing is bound: the PEs are
+ * only told where they would run. */
 static void plan_binding(void) {
     cpu_set_t set;
     int cpus[CPU_SETSIZE], n = 0;
@@ -1020,19 +1043,91 @@ static void plan_binding(void) {
         for (int c = 0; c < CPU_SETSIZE; c++)
             if (CPU_ISSET(c, &set))
                 cpus[n++] = c;
-    job.ncpus = n;
-    int bind = job.bind > 0 || (job.bind < 0 && job.npes >= 2 && job.npes <= n);
-    for (int r = 0; r < job.npes; r++)
-        job.bind_cpu[r] = bind && n > 0 ? cpus[r % n] : -1;
-    if (bind && n > 0) {
-        char v[16];
-        snprintf(v, sizeof v, "%d", n);
-        setenv("GSHMEM_CPUS", v, 1);
-        if (job.verbose)
-            note("oshrun: binding each PE to one of %d CPUs, PE r to the r-th (--bind-to none leaves them unbound)", n);
-    } else {
-        unsetenv("GSHMEM_CPUS");
+    char why[160] = "";
+    /* (the topology only when asked for: hwloc takes milliseconds to read this machine's) */
+    int topo = (job.map || job.bind == 2 || getenv("HWLOC_XMLFILE")) && !gtopo_load(why, sizeof why);
+    if ((job.map || job.bind == 2) && !topo) {
+        note("oshrun: --map-by/--bind-to numa or gpu need the node's topology, and %s: placing PE r on the r-th CPU",
+             why);
+        job.map = 0;
+        job.bind = job.bind == 2 ? 1 : job.bind;
     }
+    job.bind_apply = !topo || gtopo_thissystem();
+    if (topo && !job.bind_apply) { /* another node's topology: its CPUs, not ours */
+        n = 0;
+        for (int i = 0; i < gtopo_numa_count(); i++) {
+            cpu_set_t s;
+            gtopo_numa_cpus(i, &s);
+            for (int c = 0; c < CPU_SETSIZE; c++)
+                if (CPU_ISSET(c, &s))
+                    cpus[n++] = c;
+        }
+    }
+    job.ncpus = n;
+    int bind = job.bind > 0 || (job.bind < 0 && job.npes >= 2 && job.npes <= n) || job.map;
+    if (!bind || n == 0 || job.bind == 0) {
+        unsetenv("GSHMEM_CPUS");
+        return;
+    }
+    job.bind_set = calloc((size_t)job.npes, sizeof *job.bind_set);
+    if (!job.bind_set) {
+        note("oshrun: out of memory: the PEs run unbound");
+        return;
+    }
+    int groups = job.map == 1 ? gtopo_numa_count() : job.map == 2 ? gtopo_dev_count(GTOPO_GPU) : 0;
+    if (job.map && groups == 0) {
+        note("oshrun: --map-by %s: the topology has no %s: placing PE r on the r-th CPU", job.map == 1 ? "numa" : "gpu",
+             job.map == 1 ? "NUMA node" : "GPU");
+        job.map = 0;
+    }
+    int used[CPU_SETSIZE] = {0};
+    groups = groups < CPU_SETSIZE ? groups : CPU_SETSIZE;
+    for (int r = 0; r < job.npes; r++) {
+        cpu_set_t near, *b = &job.bind_set[r];
+        CPU_ZERO(b);
+        if (!job.map) {
+            CPU_SET(cpus[r % n], b);
+        } else {
+            char busid[32];
+            int g = r % groups, k = used[g]++, m = 0;
+            if (job.map == 1)
+                gtopo_numa_cpus(g, &near);
+            else
+                gtopo_dev(GTOPO_GPU, g, busid, sizeof busid, &near);
+            for (int i = 0; i < n; i++) /* near cores oshrun may use */
+                m += CPU_ISSET(cpus[i], &near) != 0;
+            int pick = -1, seen = 0;
+            for (int i = 0; i < n && pick < 0; i++)
+                if (CPU_ISSET(cpus[i], &near) && seen++ == k % (m ? m : 1))
+                    pick = cpus[i];
+            if (pick < 0) /* none of oshrun's CPUs is near: any */
+                pick = cpus[r % n];
+            CPU_SET(pick, b);
+        }
+        if (job.bind == 2) { /* the whole NUMA node (or GPU's cores) the PE's core is in */
+            int c = 0;
+            while (!CPU_ISSET(c, b))
+                c++;
+            if (job.map == 2) {
+                char busid[32];
+                gtopo_dev(GTOPO_GPU, r % groups, busid, sizeof busid, &near);
+                CPU_OR(b, b, &near);
+            } else {
+                for (int i = 0; i < gtopo_numa_count(); i++)
+                    if (!gtopo_numa_cpus(i, &near) && CPU_ISSET(c, &near))
+                        CPU_OR(b, b, &near);
+            }
+        }
+    }
+    char v[16];
+    snprintf(v, sizeof v, "%d", n);
+    setenv("GSHMEM_CPUS", v, 1);
+    if (job.verbose)
+        note("oshrun: placing the PEs on %d CPUs (%s, bound to %s)%s", n,
+             job.map == 2   ? "near the GPUs in turn"
+             : job.map == 1 ? "NUMA nodes in turn"
+                            : "PE r on the r-th",
+             job.bind == 2 ? "their NUMA node" : "one core", job.bind_apply ? "" : " (HWLOC_XMLFILE: not bound)");
 }
 
 static void spawn_all(void) {

@@ -345,8 +345,8 @@ int shmemi_env_read(char *err, size_t errlen) {
                         "with SHMEM_TRANSPORT=auto and without SHMEM_TEST_NODE_SIZE",
                         shmemi_env.test_nodes);
     }
-    static const char *const gpus[] = {"auto", "cuda", "hip", "ze", "none", "emulate", "emulate-visible",
-                                       "emulate-coherent"};
+    static const char *const gpus[] = {
+        "auto", "cuda", "hip", "ze", "none", "emulate", "emulate-visible", "emulate-coherent"};
     int gpu_ok = 0;
     for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++)
         gpu_ok |= !strcmp(shmemi_env.gpu, gpus[i]);

@@ -164,9 +164,20 @@ struct shmemi_state {
      * bootstrap is up */
     void (*abort_job)(int status, const char *msg) __attribute__((noreturn));
     char gpu_why[256]; /* when off: why */
+    /* placement (place.c): a core each PE runs on (-1: not bound, anywhere), and what this PE took */
+    int *place_cpu;
+    char place_cores[96], place_gpu[128], place_nic[128];
 };
 
 SHMEMI_HIDDEN extern struct shmemi_state shmemi_rt;
+
+/* ---- placement (place.c): this PE's cores, and the GPU and NIC nearest them ---- */
+/* A core this PE is bound or placed on (-1: not bound), noting its cores for SHMEM_INFO */
+SHMEMI_HIDDEN int shmemi_place_cpu(void);
+/* Which of n devices (PCI addresses busid[i], or NULL) this PE takes: the nearest its cores, spread over the node's
+ * PEs (shmemi_rt.place_cpu); records "<names[i]> at <busid> (near ...)" as this PE's GPU or NIC (what) */
+SHMEMI_HIDDEN int shmemi_pick_near(int n, const char *const *busid, const char *const *names, const char *what);
+SHMEMI_HIDDEN void shmemi_place_print(FILE *f);
 
 /* ---- errors: one line naming the routine, the PE and the fix, then a job-wide abort ---- */
 SHMEMI_HIDDEN __attribute__((noreturn, format(printf, 2, 3))) void shmemi_fatal(const char *fn, const char *fmt, ...);

@@ -54,8 +54,8 @@ static size_t measure(void) {
     free(host);
     if (best)
         snprintf(coherent_desc, sizeof coherent_desc,
-                 "coherent: the CPU moves up to %zu B (measured at that size: CPU %.2f us, copy engine %.2f us)",
-                 best, tc, tg);
+                 "coherent: the CPU moves up to %zu B (measured at that size: CPU %.2f us, copy engine %.2f us)", best,
+                 tc, tg);
     else
         snprintf(coherent_desc, sizeof coherent_desc,
                  "coherent, but the copy engine was faster from 64 B (measured): copies as usual");
@@ -83,8 +83,8 @@ size_t shmemi_gtl_coherent_setup(char *why, size_t whylen) {
         return SIZE_MAX / 2; /* every size ((size_t)-1 says the setting failed) */
     }
     if (shmemi_env.gpu_coherent_cutover) {
-        snprintf(coherent_desc, sizeof coherent_desc, "coherent: the CPU moves up to %zu B (SHMEM_GPU_COHERENT_CUTOVER)",
-                 shmemi_env.gpu_coherent_cutover);
+        snprintf(coherent_desc, sizeof coherent_desc,
+                 "coherent: the CPU moves up to %zu B (SHMEM_GPU_COHERENT_CUTOVER)", shmemi_env.gpu_coherent_cutover);
         return shmemi_env.gpu_coherent_cutover;
     }
     return measure();

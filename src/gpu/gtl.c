@@ -55,9 +55,8 @@ int shmemi_gtl_init(int local_rank, int nlocal, char *why, size_t whylen) {
 }
 
 int shmemi_gtl_pick_device(int ndev, const char *const *busid, int local_rank, int nlocal) {
-    (void)busid;
-    (void)nlocal;
-    return ndev > 0 ? local_rank % ndev : 0;
+    (void)local_rank, (void)nlocal; /* (the placement knows every PE of the node) */
+    return shmemi_pick_near(ndev, busid, NULL, "GPU");
 }
 
 static void *scratch_kept;

@@ -91,7 +91,7 @@ SHMEMI_HIDDEN void shmemi_gtl_fini(void);
  * (SHMEM_GPU_COHERENT, measured or set); 0: never; (size_t)-1: a setting that cannot hold, with why. */
 SHMEMI_HIDDEN size_t shmemi_gtl_coherent_setup(char *why, size_t whylen);
 SHMEMI_HIDDEN const char *shmemi_gtl_coherent_describe(void); /* for shmem_info; NULL: not coherent */
-SHMEMI_HIDDEN const char *shmemi_gtl_describe(void); /* "cuda: NVIDIA H200 (device 0 of 1), ..." or NULL */
+SHMEMI_HIDDEN const char *shmemi_gtl_describe(void);          /* "cuda: NVIDIA H200 (device 0 of 1), ..." or NULL */
 
 /* Kind of a local (non-symmetric) buffer: answers are cached per device allocation range, since the driver's query
  * sits on the hot path of every operation once local GPU buffers are accepted. */

@@ -11,6 +11,7 @@
 #include "device/device.h"
 #include "gpu/gtl.h"
 #include "mem/mem.h"
+#include "topo/topo.h"
 #include "runtime/runtime.h"
 #include "shmemg.h"
 #include "transport/ofi/ofi.h"
@@ -71,6 +72,10 @@ static void gpu_setup(int host_init, int kernel_init, const char *fn) {
         return; /* KIND=DEVICE partitions then stop init with this reason (segment.c) */
     }
     shmemi_rt.gpu = 1;
+    char picked[sizeof shmemi_rt.place_gpu];
+    snprintf(picked, sizeof picked, "%s", shmemi_rt.place_gpu);
+    snprintf(shmemi_rt.place_gpu, sizeof shmemi_rt.place_gpu, "%.16s %.100s", shmemi_gtl->name,
+             picked[0] ? picked : "(the device the application made current, or its only one)");
     size_t cpu_max = shmemi_gtl_coherent_setup(why, sizeof why);
     if (cpu_max == (size_t)-1)
         init_fail(fn, why);
@@ -179,6 +184,13 @@ static void do_init(int requested, const char *fn) {
                               : shmemi_rt.oversubscribed ? 20
                                                          : 2000;
     }
+    /* where every PE runs, so each takes the GPU and NIC nearest its cores, spread over the PEs near the same ones */
+    int my_cpu = shmemi_place_cpu();
+    free(shmemi_rt.place_cpu);
+    shmemi_rt.place_gpu[0] = shmemi_rt.place_nic[0] = '\0';
+    if (!(shmemi_rt.place_cpu = malloc((size_t)info.size * sizeof(int))) ||
+        shmemb_allgather(&my_cpu, shmemi_rt.place_cpu, sizeof my_cpu))
+        init_fail(fn, "cannot exchange the PEs' cores through the bootstrap");
     gpu_setup(gpu_bits & SHMEM_DEVICE_HOST_INIT, gpu_bits & SHMEM_DEVICE_KERNEL_INIT, fn);
     if (shmemi_segments_create(err, sizeof err))
         init_fail(fn, err);
@@ -224,6 +236,11 @@ static void do_init(int requested, const char *fn) {
         shmemi_info_print(stdout);
         fflush(stdout);
     }
+    if (shmemi_env.info) { /* each PE's placement, after PE 0's report */
+        shmemi_barrier_internal();
+        shmemi_place_print(stdout);
+        fflush(stdout);
+    }
     shmemi_barrier_internal();
 }
 
@@ -267,6 +284,8 @@ void shmemi_finalize(int implicit) {
     shmemi_rt.node_of = NULL;
     free(shmemi_rt.same_host);
     shmemi_rt.same_host = NULL;
+    free(shmemi_rt.place_cpu);
+    shmemi_rt.place_cpu = NULL;
     shmemi_rt.init_state = 2;
     fflush(stdout);
     shmemb_finalize();
@@ -286,19 +305,32 @@ void shmem_global_exit(int status) {
 
 void shmemi_info_print(FILE *f) {
     fprintf(f, "gshmem %s — OpenSHMEM %d.%d\n", GSHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
-    fprintf(f,
-            "Build: transports shm (intra-node)%s; bootstrap %s; GPU backends: cuda, hip, ze (drivers loaded at run time), "
-            "emulate (testing)\n",
+    fprintf(
+        f,
+        "Build: transports shm (intra-node)%s; bootstrap %s; GPU backends: cuda, hip, ze (drivers loaded at run time), "
+        "emulate (testing)\n",
 #ifdef GSHMEM_HAVE_OFI
-            ", ofi (libfabric, between nodes; loaded when a job needs it)",
+        ", ofi (libfabric, between nodes; loaded when a job needs it)",
 #else
-            "; no libfabric (one node only)",
+        "; no libfabric (one node only)",
 #endif
-            shmemb_backends());
+        shmemb_backends());
     const char *ofi = shmemi_ofi_describe();
     if (ofi)
         fprintf(f, "Network transport in use: libfabric %s\n", ofi);
     shmemi_gpu_info_print(f);
+    char why[160];
+    if (gtopo_load(why, sizeof why))
+        fprintf(f, "Topology: unknown (%s): each PE takes GPU and NIC number (its rank on the node) mod their count\n",
+                why);
+    else
+        fprintf(f,
+                "Topology: hwloc%s: %d NUMA node%s, %d GPU%s, %d NIC%s on PCI; each PE takes the GPU and NIC nearest "
+                "its cores (SHMEM_INFO=1 prints every PE's)\n",
+                gtopo_thissystem() ? "" : " (HWLOC_XMLFILE: another node's)", gtopo_numa_count(),
+                gtopo_numa_count() == 1 ? "" : "s", gtopo_dev_count(GTOPO_GPU),
+                gtopo_dev_count(GTOPO_GPU) == 1 ? "" : "s", gtopo_dev_count(GTOPO_NIC),
+                gtopo_dev_count(GTOPO_NIC) == 1 ? "" : "s");
     fprintf(f, "Environment variables (current value, default):\n");
     shmemi_env_print(f, 1);
 }

@@ -2044,6 +2044,44 @@ static struct fi_info *hints_for(uint64_t caps, const char *want, int mr_local) 
     return h;
 }
 
+/* The provider's NICs (its domains): the one nearest this PE's cores (src/topo, from the NICs' PCI addresses),
+ * spread over the PEs near the same ones, unless SHMEM_OFI_DOMAIN names one; recorded for SHMEM_INFO. */
+static void pick_near_nic(void) {
+    const char *prov = net.info->fabric_attr->prov_name;
+    struct fi_info *cand[16];
+    char ids[16][32];
+    const char *busid[16], *names[16];
+    int n = 0;
+    for (struct fi_info *f = net.info; f && n < 16; f = f->next) {
+        int seen = strcmp(f->fabric_attr->prov_name, prov) || !f->domain_attr->name;
+        for (int k = 0; k < n && !seen; k++)
+            seen = !strcmp(names[k], f->domain_attr->name);
+        if (seen)
+            continue;
+        cand[n] = f;
+        names[n] = f->domain_attr->name;
+        busid[n] = NULL;
+        if (f->nic && f->nic->bus_attr && f->nic->bus_attr->bus_type == FI_BUS_PCI) {
+            const struct fi_pci_attr *a = &f->nic->bus_attr->attr.pci;
+            snprintf(ids[n], sizeof ids[n], "%04x:%02x:%02x.%x", a->domain_id, a->bus_id, a->device_id, a->function_id);
+            busid[n] = ids[n];
+        }
+        n++;
+    }
+    if (n < 2) {
+        snprintf(shmemi_rt.place_nic, sizeof shmemi_rt.place_nic, "%s", n ? names[0] : prov);
+        return;
+    }
+    int i = shmemi_pick_near(n, busid, names, "NIC");
+    if (i > 0) {
+        struct fi_info *pick = fi_dupinfo(cand[i]);
+        if (pick) {
+            fi_freeinfo(net.info);
+            net.info = pick;
+        }
+    }
+}
+
 /* pick_provider without (mr_local 0: returns 1 when there is none) or with FI_MR_LOCAL allowed (mr_local 1: when none
  * fits, says which capability the named provider lacks and returns -1) */
 static int pick_provider_as(const char *want, int mr_local, char *err, size_t errlen) {
@@ -2089,6 +2127,8 @@ static int pick_provider_as(const char *want, int mr_local, char *err, size_t er
             return -1;
         }
     }
+    if (rc == 0 && net.info && !*shmemi_env.ofi_domain)
+        pick_near_nic();
     if ((rc == 0 && net.info) || !mr_local) {
         fi_freeinfo(h);
         return rc == 0 && net.info ? 0 : 1;
