@@ -1,5 +1,7 @@
 /* coherent.c - GPU memory the CPU reaches coherently (APUs such as MI300A, Grace-Hopper): decides up to which size
  * transfers to and from it are CPU loads and stores rather than copy-engine copies, from a measurement at init. */
+#include <setjmp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -62,12 +64,44 @@ static size_t measure(void) {
     return best;
 }
 
+/* A driver's "coherent" is checked once by touching: a CPU store and load of a word of fresh device memory, under a
+ * guard for the fault a non-coherent device gives (init runs before the program's threads, so the handlers may be
+ * swapped for the moment). 1: the CPU reached it. */
+static sigjmp_buf probe_env;
+static void probe_fault(int sig) { siglongjmp(probe_env, sig); }
+
+static int probe(void) {
+    void *dev = NULL;
+    if (shmemi_gtl->alloc(4096, &dev))
+        return 0;
+    struct sigaction sa, old_segv, old_bus;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = probe_fault;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &old_segv);
+    sigaction(SIGBUS, &sa, &old_bus);
+    volatile int ok = 0;
+    if (!sigsetjmp(probe_env, 1)) {
+        volatile uint64_t *w = dev;
+        *w = 0x9e3779b97f4a7c15ull;
+        uint64_t back = 0;
+        ok = *w == 0x9e3779b97f4a7c15ull && !shmemi_gtl->copy(&back, dev, sizeof back) && back == 0x9e3779b97f4a7c15ull;
+    }
+    sigaction(SIGSEGV, &old_segv, NULL);
+    sigaction(SIGBUS, &old_bus, NULL);
+    shmemi_gtl->free(dev, 4096);
+    return ok;
+}
+
 size_t shmemi_gtl_coherent_setup(char *why, size_t whylen) {
     const char *want = shmemi_env.gpu_coherent;
-    int hw = shmemi_gtl->coherent && shmemi_gtl->coherent() == 1;
+    int said = shmemi_gtl->coherent && shmemi_gtl->coherent() == 1, hw = said && strcmp(want, "0") && probe();
     coherent_desc[0] = '\0';
+    if (said && !hw && strcmp(want, "0"))
+        snprintf(coherent_desc, sizeof coherent_desc,
+                 "the driver says coherent, but a CPU store to device memory faulted or was lost: copies as usual");
     if (!strcmp(want, "0") || (!hw && !strcmp(want, "auto"))) {
-        if (hw)
+        if (said && !strcmp(want, "0"))
             snprintf(coherent_desc, sizeof coherent_desc, "coherent, not used (SHMEM_GPU_COHERENT=0)");
         return 0;
     }

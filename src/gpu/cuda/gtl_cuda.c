@@ -272,6 +272,18 @@ static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, cha
     return 0;
 }
 
+/* Grace-Hopper and other coherent systems: the CPU reaches device memory through the host's page tables (ATS) and
+ * accesses managed memory directly. cuDeviceGetAttribute is looked up on its own: a driver without it is not one. */
+#define CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES 100
+#define CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST 101
+static int cuda_coherent(void) {
+    CUresult (*attr)(int *, int, CUdevice) = NULL;
+    *(void **)&attr = lib ? dlsym(lib, "cuDeviceGetAttribute") : NULL;
+    int a = 0, b = 0;
+    return attr && attr(&a, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, dev) == CUDA_SUCCESS &&
+           attr(&b, CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST, dev) == CUDA_SUCCESS && a == 1 && b == 1;
+}
+
 static void cuda_fini(void) {
     if (!lib)
         return;
@@ -658,4 +670,5 @@ const struct gtl_backend shmemi_gtl_cuda = {
     .host_unregister = cuda_host_unregister_e,
     .host_alloc = cuda_host_alloc_sz_e,
     .host_free = cuda_host_free_e,
+    .coherent = cuda_coherent,
 };
