@@ -11,6 +11,7 @@
 const struct gtl_backend *shmemi_gtl;
 static char desc[256];
 
+static char skipped[256]; /* SHMEM_GPU=auto: why the backends before the one taken were not */
 static const struct gtl_backend *const vendors[] = {&shmemi_gtl_cuda, &shmemi_gtl_hip, &shmemi_gtl_ze};
 #define NVENDORS (int)(sizeof vendors / sizeof vendors[0])
 
@@ -42,12 +43,15 @@ int shmemi_gtl_init(int local_rank, int nlocal, char *why, size_t whylen) {
         return try_backend(&shmemi_gtl_emu, local_rank, nlocal, why, whylen);
     /* auto: the first vendor whose driver loads and sees a device; why lists each refusal, for shmem_info */
     size_t used = 0;
+    skipped[0] = '\0';
     for (int i = 0; i < NVENDORS; i++) {
         if (strcmp(want, "auto") && strcmp(want, vendors[i]->name))
             continue;
         char r[256] = "";
-        if (!try_backend(vendors[i], local_rank, nlocal, r, sizeof r))
+        if (!try_backend(vendors[i], local_rank, nlocal, r, sizeof r)) {
+            snprintf(skipped, sizeof skipped, "%.*s", (int)used, why);
             return 0;
+        }
         if (used < whylen)
             used += (size_t)snprintf(why + used, whylen - used, "%s%s", used ? "; " : "", r);
     }
@@ -243,6 +247,8 @@ void shmemi_gpu_info_print(FILE *f) {
     if (d)
         fprintf(f, "GPU: %s backend, %s\n  GPU symmetric heap: %zu bytes per PE (SHMEM_SYMMETRIC_SIZE_DEVICE)\n",
                 shmemi_gtl->name, d, heap);
+    if (d && skipped[0])
+        fprintf(f, "  (SHMEM_GPU=auto took the first backend that works; before it: %s)\n", skipped);
     if (d && shmemi_gtl_coherent_describe())
         fprintf(f, "  GPU memory: %s\n", shmemi_gtl_coherent_describe());
     else if (d && shmemi_gtl->coherent && shmemi_gtl->coherent() == 1)
