@@ -232,7 +232,7 @@ static int hip_init(int local_rank, int nlocal, char *desc, size_t desclen, char
         /* the runtime reaches AMD GPUs through the amdgpu kernel driver's /dev/kfd: say when that is missing */
         snprintf(why, whylen, "the HIP runtime sees no AMD GPU (%s: %s%s)", step,
                  r != hipSuccess ? errstr(r) : "0 devices",
-                 access("/dev/kfd", R_OK | W_OK) ? "; no usable /dev/kfd: no amdgpu kernel driver here" : "");
+                 access("/dev/kfd", R_OK | W_OK) ? "; no /dev/kfd: no amdgpu driver" : "");
         unload();
         return -1;
     }
