@@ -1,11 +1,11 @@
-/* gpu_local.c - local (non-symmetric) GPU buffers in the host routines, as a CUDA application has them: allocated with
- * the CUDA driver (cuMemAlloc), used as sources of puts and destinations of gets (device awareness), at their start
- * and inside them (the memory-kind cache answers per allocation range), and a buffer freed and allocated again. Also
- * the HPE paper's example: host and GPU sources put into one GPU-heap destination; strided RMA, put-with-signal and
- * the fetch results of nonblocking AMOs with local GPU buffers; calls made while another context of the application's
- * is current. Checked through gets into host
- * memory. Skips (77) without GPU support or without a CUDA driver in the process (the emulated GPU has no local
- * buffers); CI runs it on tests/fakecuda. */
+/* gpu_local.c - local (non-symmetric) GPU buffers in the host routines, as a CUDA or HIP application has them:
+ * allocated with the GPU API the library loaded (cuMemAlloc, hipMalloc), used as sources of puts and destinations of
+ * gets (device awareness), at their start and inside them (the memory-kind cache answers per allocation range), and a
+ * buffer freed and allocated again. Also the HPE paper's example: host and GPU sources put into one GPU-heap
+ * destination; strided RMA, put-with-signal and the fetch results of nonblocking AMOs with local GPU buffers; calls
+ * made while another context of the application's is current (HIP: another device, where there are two). Checked
+ * through gets into host memory. Skips (77) without GPU support or without a CUDA driver or HIP runtime in the process
+ * (the emulated GPU has no local buffers); CI runs it on tests/fakecuda and tests/fakehip. */
 #include <dlfcn.h>
 #include <shmemg.h>
 #include <stdint.h>
@@ -17,11 +17,17 @@ static int (*cu_init)(unsigned);
 static int (*cu_ctx_get)(void **);
 static int (*cu_alloc)(unsigned long long *, size_t);
 static int (*cu_free)(unsigned long long);
+static int (*hip_malloc)(void **, size_t), (*hip_free)(void *), (*hip_count)(int *), (*hip_get)(int *), (*hip_set)(int);
 
 static long *dev_alloc(size_t bytes) {
     unsigned long long p = 0;
+    void *h = NULL;
+    if (hip_malloc)
+        return hip_malloc(&h, bytes) ? NULL : h;
     return cu_alloc(&p, bytes) ? NULL : (long *)(uintptr_t)p;
 }
+
+static int dev_free(void *p) { return hip_malloc ? hip_free(p) : cu_free((unsigned long long)(uintptr_t)p); }
 
 static long val(int pe, int i, int salt) { return (long)pe * 1000003 + (long)i * 11 + salt; }
 
@@ -34,6 +40,39 @@ static void check_sym(const long *sym, int n, int from, int first, int salt, con
             FAIL("%s: element %d is %ld, expected %ld", what, i, back[i], val(from, first + i, salt));
             return;
         }
+}
+
+/* the HIP runtime the library loaded, if it is HIP's turn */
+static int find_hip(void) {
+    static const char *const names[] = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};
+    void *lib = NULL;
+    for (int i = 0; i < 3 && !lib; i++)
+        lib = dlopen(names[i], RTLD_NOW | RTLD_NOLOAD);
+    return lib && (hip_malloc = (int (*)(void **, size_t))dlsym(lib, "hipMalloc")) &&
+           (hip_free = (int (*)(void *))dlsym(lib, "hipFree")) &&
+           (hip_count = (int (*)(int *))dlsym(lib, "hipGetDeviceCount")) &&
+           (hip_get = (int (*)(int *))dlsym(lib, "hipGetDevice")) &&
+           (hip_set = (int (*)(int))dlsym(lib, "hipSetDevice"));
+}
+
+/* HIP: another device of the application's current on this thread (as after hipSetDevice): the library's copies
+ * still run on its own, and the application's device is current again afterwards */
+static void hip_other_device(long *dsym, long *loc, int right) {
+    int me = shmem_my_pe(), n = 0, ours = -1, cur = -1;
+    if (hip_count(&n) || n < 2 || hip_get(&ours)) {
+        printf("PE %d: one HIP device: another current device is not checked\n", me);
+        return;
+    }
+    int other = (ours + 1) % n;
+    CHECK(hip_set(other) == 0, "hipSetDevice to another device");
+    shmem_long_put(dsym + N, loc, N, me); /* a GPU-to-GPU copy (loc holds val(me, i, 3)) */
+    CHECK(hip_get(&cur) == 0 && cur == other, "the application's device is no longer current after a put");
+    shmem_long_get(loc + N / 2, dsym, N / 2, right);
+    CHECK(hip_get(&cur) == 0 && cur == other, "the application's device is no longer current after a get");
+    CHECK(hip_set(ours) == 0, "hipSetDevice back");
+    check_sym(dsym + N, N, me, 0, 3, "a put with another device current");
+    shmem_long_put(dsym + N, loc + N / 2, N / 2, me);
+    check_sym(dsym + N, N / 2, me, 0, 3, "a get with another device current");
 }
 
 /* the n longs of a local GPU buffer, through this PE's host symmetric object scr */
@@ -122,13 +161,14 @@ int main(void) {
     shmem_init_thread(SHMEM_THREAD_SINGLE | SHMEM_DEVICE_HOST_INIT, &provided);
     if (!(provided & SHMEM_DEVICE_HOST_INIT))
         return ftest_skip("no GPU support: SHMEM_DEVICE_HOST_INIT was not provided (shmem_info says why)");
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    void *lib = find_hip() ? NULL : dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     void *ctx = NULL;
-    if (!lib || !(cu_init = (int (*)(unsigned))dlsym(lib, "cuInit")) ||
-        !(cu_ctx_get = (int (*)(void **))dlsym(lib, "cuCtxGetCurrent")) ||
-        !(cu_alloc = (int (*)(unsigned long long *, size_t))dlsym(lib, "cuMemAlloc_v2")) ||
-        !(cu_free = (int (*)(unsigned long long))dlsym(lib, "cuMemFree_v2")) || cu_init(0) || cu_ctx_get(&ctx) || !ctx)
-        return ftest_skip("no CUDA driver with a current context in this process (emulated GPU?)");
+    if (!hip_malloc && (!lib || !(cu_init = (int (*)(unsigned))dlsym(lib, "cuInit")) ||
+                        !(cu_ctx_get = (int (*)(void **))dlsym(lib, "cuCtxGetCurrent")) ||
+                        !(cu_alloc = (int (*)(unsigned long long *, size_t))dlsym(lib, "cuMemAlloc_v2")) ||
+                        !(cu_free = (int (*)(unsigned long long))dlsym(lib, "cuMemFree_v2")) || cu_init(0) ||
+                        cu_ctx_get(&ctx) || !ctx))
+        return ftest_skip("no CUDA driver with a current context (or HIP runtime) in this process (emulated GPU?)");
     int me = shmem_my_pe(), n = shmem_n_pes(), right = (me + 1) % n, left = (me + n - 1) % n;
     static long host[N];
     long *sym = shmem_malloc(N * sizeof(long));       /* host symmetric */
@@ -182,11 +222,14 @@ int main(void) {
 
     /* another context of the application's current on this thread (as after cudaSetDevice to another GPU): the
      * library's copies still run, under its own context, and the application's is current again afterwards */
-    int (*ctx_create)(void **, unsigned, int) = (int (*)(void **, unsigned, int))dlsym(lib, "cuCtxCreate_v2");
-    int (*ctx_destroy)(void *) = (int (*)(void *))dlsym(lib, "cuCtxDestroy_v2");
-    int (*ctx_set)(void *) = (int (*)(void *))dlsym(lib, "cuCtxSetCurrent");
+    int (*ctx_create)(void **, unsigned, int) =
+        lib ? (int (*)(void **, unsigned, int))dlsym(lib, "cuCtxCreate_v2") : NULL;
+    int (*ctx_destroy)(void *) = lib ? (int (*)(void *))dlsym(lib, "cuCtxDestroy_v2") : NULL;
+    int (*ctx_set)(void *) = lib ? (int (*)(void *))dlsym(lib, "cuCtxSetCurrent") : NULL;
     void *other = NULL, *cur = NULL;
-    if (ctx_create && ctx_destroy && ctx_set && ctx_create(&other, 0, 0) == 0 && other) {
+    if (hip_malloc) {
+        hip_other_device(dsym, loc, right);
+    } else if (ctx_create && ctx_destroy && ctx_set && ctx_create(&other, 0, 0) == 0 && other) {
         shmem_long_put(dsym + N, loc, N, me); /* a GPU-to-GPU copy (loc holds val(me, i, 3)) */
         CHECK(cu_ctx_get(&cur) == 0 && cur == other, "the application's context is no longer current after a put");
         shmem_long_get(loc + N / 2, dsym, N / 2, right);
@@ -204,14 +247,14 @@ int main(void) {
     shmem_barrier_all();
 
     /* a local buffer freed, and another allocated (maybe at the same address): the kind cache must not go stale */
-    CHECK(cu_free((unsigned long long)(uintptr_t)loc) == 0, "cuMemFree");
+    CHECK(dev_free(loc) == 0, "cuMemFree or hipFree");
     long *loc2 = dev_alloc(2 * N * sizeof(long));
     REQUIRE(loc2, "cuMemAlloc of a second buffer");
     shmem_long_get(loc2 + N, dsym, N, right);
     shmem_long_put(dsym + N, loc2 + N, N, me);
     check_sym(dsym + N, N, me, 0, 3, "a second local GPU buffer (after a free)");
     shmem_barrier_all();
-    cu_free((unsigned long long)(uintptr_t)loc2);
+    dev_free(loc2);
     shmem_free(dsym);
     shmem_free(sym);
     return ftest_finish("gpu_local");
