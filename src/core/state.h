@@ -163,7 +163,7 @@ struct shmemi_state {
     /* ends the whole job (the runtime's: libfabric's shm regions, then the bootstrap's abort); NULL before the
      * bootstrap is up */
     void (*abort_job)(int status, const char *msg) __attribute__((noreturn));
-    char gpu_why[256]; /* when off: why */
+    char gpu_why[640]; /* when off: why */
     /* placement (place.c): a core each PE runs on (-1: not bound, anywhere), and what this PE took */
     int *place_cpu;
     char place_cores[96], place_gpu[128], place_nic[128];

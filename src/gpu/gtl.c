@@ -11,7 +11,7 @@
 const struct gtl_backend *shmemi_gtl;
 static char desc[256];
 
-static char skipped[256]; /* SHMEM_GPU=auto: why the backends before the one taken were not */
+static char skipped[640]; /* SHMEM_GPU=auto: why the backends before the one taken were not */
 static const struct gtl_backend *const vendors[] = {&shmemi_gtl_cuda, &shmemi_gtl_hip, &shmemi_gtl_ze};
 #define NVENDORS (int)(sizeof vendors / sizeof vendors[0])
 
@@ -230,7 +230,7 @@ void shmemi_gpu_info_print(FILE *f) {
     size_t heap = shmemi_env.symmetric_size_device   ? shmemi_env.symmetric_size_device
                   : shmemi_env.device_symmetric_size ? shmemi_env.device_symmetric_size
                                                      : (size_t)1 << 30;
-    char why[256] = "";
+    char why[640] = "";
     const char *d = NULL;
     int probed = 0;
     if (shmemi_rt.init_state == 1) {

@@ -47,7 +47,7 @@ static void gpu_setup(int host_init, int kernel_init, const char *fn) {
     int local_rank = 0;
     for (int pe = 0; pe < shmemi_rt.my_pe; pe++)
         local_rank += shmemi_rt.local[pe];
-    char why[256] = "";
+    char why[640] = "";
     int ok = !shmemi_gtl_init(local_rank, shmemi_rt.nlocal, why, sizeof why);
     int *all = calloc((size_t)shmemi_rt.n_pes, sizeof *all);
     if (!all || shmemb_allgather(&ok, all, sizeof ok))
@@ -64,7 +64,7 @@ static void gpu_setup(int host_init, int kernel_init, const char *fn) {
         }
         snprintf(shmemi_rt.gpu_why, sizeof shmemi_rt.gpu_why, "%s", why);
         if (named) {
-            char msg[400];
+            char msg[800];
             snprintf(msg, sizeof msg, "SHMEM_GPU=%s, but GPU support cannot start: %s", shmemi_env.gpu, why);
             init_fail(fn, msg);
         }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gpu/gtl.h"
+#include "gpu/gtl_kernels.h"
 #include "state.h"
 
 /* The few driver API types used, declared here so the build needs no CUDA headers (values from cuda.h). */
@@ -109,8 +110,7 @@ static CUevent ev_free[EV_POOL];
 static int ev_nfree;
 static CUfunction amo_fn[2];
 /* kernels.cu's reductions gshmemi_red_<op>_<type>, looked up on first use */
-enum { T_U8, T_U16, T_U32, T_U64, T_I8, T_I16, T_I32, T_I64, T_F32, T_F64, T_C32, T_C64, T_NONE };
-static CUfunction red_fn[SHMEMI_OP_PROD + 1][T_NONE];
+static CUfunction red_fn[SHMEMI_OP_PROD + 1][GTLK_NONE];
 static unsigned long long *amo_out; /* pinned, mapped: where the atomic kernel leaves the old value */
 /* Small copies as kernels (SHMEM_GPU_COPY_CUTOVER): the launch carries host data up to INLINE_MAX bytes; GPU data
  * bound for the host goes through `bounce` (pinned, mapped) */
@@ -127,9 +127,6 @@ static unsigned char *bounce;
 #include "kernels_fatbin.h" /* generated: gshmemi_kernels_fatbin[], machine code for GSHMEM_CUDA_SASS_ARCHS */
 #endif
 static CUmodule mod;
-
-/* Operation codes of kernels.cu's atomics */
-enum { OP_FETCH, OP_SET, OP_SWAP, OP_CSWAP, OP_ADD, OP_AND, OP_OR, OP_XOR };
 
 static const char *errstr(CUresult r) {
     const char *s = NULL;
@@ -500,19 +497,12 @@ static int cuda_memset(void *dst, int byte, size_t n) {
 }
 
 static int cuda_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, uint64_t *old) {
-    static const int code[] = {
-        [SHMEMI_AMO_FETCH] = OP_FETCH,   [SHMEMI_AMO_SET] = OP_SET,       [SHMEMI_AMO_SWAP] = OP_SWAP,
-        [SHMEMI_AMO_CSWAP] = OP_CSWAP,   [SHMEMI_AMO_FETCH_INC] = OP_ADD, [SHMEMI_AMO_INC] = OP_ADD,
-        [SHMEMI_AMO_FETCH_ADD] = OP_ADD, [SHMEMI_AMO_ADD] = OP_ADD,       [SHMEMI_AMO_FETCH_AND] = OP_AND,
-        [SHMEMI_AMO_AND] = OP_AND,       [SHMEMI_AMO_FETCH_OR] = OP_OR,   [SHMEMI_AMO_OR] = OP_OR,
-        [SHMEMI_AMO_FETCH_XOR] = OP_XOR, [SHMEMI_AMO_XOR] = OP_XOR,
-    };
     CUfunction f = amo_fn[size == 8];
     if (!f || use_ctx())
         return -1;
     if (op == SHMEMI_AMO_INC || op == SHMEMI_AMO_FETCH_INC)
         value = 1;
-    int k = code[op];
+    int k = gtlk_amo_code(op);
     unsigned v32 = (unsigned)value, c32 = (unsigned)cond;
     void *pp = p;
     unsigned long long *out = amo_out;
@@ -550,48 +540,14 @@ static int cuda_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
 }
 
 /* ---- reductions ---- */
-static const char *const tname[] = {"u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "c32", "c64"};
-static const char *const opname[] = {
-    [SHMEMI_OP_AND] = "and", [SHMEMI_OP_OR] = "or",   [SHMEMI_OP_XOR] = "xor",  [SHMEMI_OP_MAX] = "max",
-    [SHMEMI_OP_MIN] = "min", [SHMEMI_OP_SUM] = "sum", [SHMEMI_OP_PROD] = "prod"};
-
-/* the kernel type of a reduction type: only MAX and MIN care about signedness (sums and products wrap) */
-static int ktype(int op, int dt) {
-    size_t sz = shmemi_dtype_size(dt);
-    int base;
-    switch (dt) {
-    case SHMEMI_DT_FLOAT: return T_F32;
-    case SHMEMI_DT_DOUBLE: return T_F64;
-    case SHMEMI_DT_COMPLEXF: return T_C32;
-    case SHMEMI_DT_COMPLEXD: return T_C64;
-    case SHMEMI_DT_LONGDOUBLE: return T_NONE; /* no long double on the GPU */
-    case SHMEMI_DT_CHAR: base = (char)-1 < 0 ? T_I8 : T_U8; break;
-    case SHMEMI_DT_SCHAR:
-    case SHMEMI_DT_SHORT:
-    case SHMEMI_DT_INT:
-    case SHMEMI_DT_LONG:
-    case SHMEMI_DT_LONGLONG:
-    case SHMEMI_DT_INT8:
-    case SHMEMI_DT_INT16:
-    case SHMEMI_DT_INT32:
-    case SHMEMI_DT_INT64:
-    case SHMEMI_DT_PTRDIFF: base = T_I8; break;
-    default: base = T_U8;
-    }
-    if (op != SHMEMI_OP_MAX && op != SHMEMI_OP_MIN)
-        base = T_U8;
-    return base + (sz == 1 ? 0 : sz == 2 ? 1 : sz == 4 ? 2 : 3);
-}
-
 static int cuda_reduce(int op, int dt, void *acc, const void *in, size_t count) {
-    int t = ktype(op, dt);
-    if (!mod || t == T_NONE || op < 0 || op > SHMEMI_OP_PROD || use_ctx())
+    int t = gtlk_type(op, dt);
+    if (!mod || t == GTLK_NONE || op < 0 || op > SHMEMI_OP_PROD || use_ctx())
         return -1;
     CUfunction *f = &red_fn[op][t];
     if (!*f) {
         char name[64];
-        snprintf(name, sizeof name, "gshmemi_red_%s_%s", opname[op], tname[t]);
-        if (cu.module_function(f, mod, name) != CUDA_SUCCESS) {
+        if (gtlk_red_name(op, t, name, sizeof name) || cu.module_function(f, mod, name) != CUDA_SUCCESS) {
             *f = NULL;
             return -1;
         }
