@@ -244,7 +244,9 @@ void shmemi_gpu_info_print(FILE *f) {
         d = shmemi_gtl_describe();
         probed = 1;
     }
-    if (d)
+    if (!d)
+        fprintf(f, "GPU: none (%s)\n", why);
+    else
         fprintf(f, "GPU: %s backend, %s\n  GPU symmetric heap: %zu bytes per PE (SHMEM_SYMMETRIC_SIZE_DEVICE)\n",
                 shmemi_gtl->name, d, heap);
     if (d && skipped[0])
@@ -253,8 +255,6 @@ void shmemi_gpu_info_print(FILE *f) {
         fprintf(f, "  GPU memory: %s\n", shmemi_gtl_coherent_describe());
     else if (d && shmemi_gtl->coherent && shmemi_gtl->coherent() == 1)
         fprintf(f, "  GPU memory: coherently accessible by the CPU (SHMEM_GPU_COHERENT)\n");
-    else
-        fprintf(f, "GPU: none (%s)\n", why);
     if (shmemi_rt.init_state == 1 && !shmemi_rt.gpu)
         fprintf(f, "  SHMEM_DEVICE_HOST_INIT: not provided in this job (%s)\n", why);
     else if (shmemi_rt.init_state == 1)
@@ -266,8 +266,14 @@ void shmemi_gpu_info_print(FILE *f) {
                    "SHMEM_ENABLE_DEVICE_AWARENESS=1 or SHMEM_DEVICE_HOST_INIT\n");
     else
         fprintf(f, "  SHMEM_DEVICE_HOST_INIT and device awareness: not available (no GPU)\n");
-    fprintf(f, "  SHMEM_DEVICE_KERNEL_INIT: not available (kernel-initiated shmemg_* routines are not implemented "
-               "yet)\n");
+    if (shmemi_rt.init_state == 1 && shmemi_rt.kernel_provided)
+        fprintf(f, "  SHMEM_DEVICE_KERNEL_INIT: provided (kernels call shmemg_* routines; docs/device.md)\n");
+    else if (shmemi_rt.init_state == 1)
+        fprintf(f, "  SHMEM_DEVICE_KERNEL_INIT: not provided in this job (a program built with the device library "
+                   "asks for it in shmem_init_thread; docs/device.md)\n");
+    else
+        fprintf(f, "  SHMEM_DEVICE_KERNEL_INIT: for programs built with the device library (nvcc, hipcc, or oshcc "
+                   "--emulate-gpu for the CPU emulation; docs/device.md)\n");
     if (probed)
         shmemi_gtl_fini();
 }
