@@ -35,8 +35,11 @@ static int driver(void) {
     return cu_alloc && cu_free ? 0 : -1;
 }
 
+/* FAKEOMP_FOREIGN=1: the device's memory is not the CUDA driver's (a device of another vendor than the GPU layer's) */
+static int foreign(void) { return getenv("FAKEOMP_FOREIGN") != NULL; }
+
 void *omp_target_alloc(size_t size, int device) {
-    if (device == omp_get_initial_device())
+    if (device == omp_get_initial_device() || (foreign() && device >= 0 && device < omp_get_num_devices()))
         return malloc(size);
     uintptr_t p;
     if (device < 0 || device >= omp_get_num_devices() || driver() || cu_alloc(&p, size))
@@ -45,7 +48,7 @@ void *omp_target_alloc(size_t size, int device) {
 }
 
 void omp_target_free(void *p, int device) {
-    if (device == omp_get_initial_device())
+    if (device == omp_get_initial_device() || foreign())
         free(p);
     else if (p && (driver() || cu_free((uintptr_t)p)))
         abort(); /* freeing what the device did not give: the real runtimes crash or corrupt here too */
