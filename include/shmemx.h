@@ -35,6 +35,16 @@ int shmem_query_device_awareness(void);
 void *shmem_partition_malloc(size_t size, int id);
 void shmem_partition_free(void *ptr);
 
+/* OpenMP offload (docs/omp.md): a symmetric object of partition `partition_id` (KIND=LIBOMP: omp_target_alloc'd on
+ * an OpenMP device) is associated with host_ptr[0, size) (omp_target_associate_ptr), so `#pragma omp target data
+ * map(...)` finds it present and use_device_ptr/use_device_addr give the symmetric address: pass it to any shmem
+ * routine. Returns that symmetric address. Without an offload device OpenMP maps every variable to itself: a
+ * symmetric host_ptr (global, static or shmem_malloc'd) is returned as is, anything else gets a host object of the
+ * partition that only the returned pointer reaches. Collective; NULL when the partition is full. */
+void *shmemx_omp_map(void *host_ptr, size_t size, int partition_id);
+/* Ends the association and frees the object; collective, after every PE has left the target regions using it. */
+void shmemx_omp_unmap(void *host_ptr);
+
 /* Stream-ordered operations (NVSHMEM's *_on_stream, for any vendor): shmemx_stream_t is the vendor's stream
  * (cudaStream_t, hipStream_t; the emulation's cudaStream_t). The routines themselves (shmemx_putmem_on_stream,
  * shmemx_barrier_all_on_stream, ...) are declared by <shmemg.h> in sources compiled for the GPU (nvcc, hipcc,

@@ -139,8 +139,8 @@ static int errf(char *err, size_t errlen, const char *fmt, ...) {
 
 #define PARTITION_PREFIX "SHMEM_SYMMETRIC_PARTITION"
 #define PARTITION_FORM                                                                                                 \
-    "SIZE=<size>[:PGSIZE=<size>][:KIND=DEFAULT|HOST|DEVICE][:POLICY=DEFAULT|INTERLEAVE[=<nodes>]|BIND=<nodes>|"        \
-    "PREFERRED=<node>]"
+    "SIZE=<size>[:PGSIZE=<size>][:KIND=DEFAULT|HOST|DEVICE|LIBOMP][:OMP_DEVICE=<n>][:POLICY=DEFAULT|"                  \
+    "INTERLEAVE[=<nodes>]|BIND=<nodes>|PREFERRED=<node>]"
 
 static int match_word(const char *v, size_t len, const char *const *words, int n) {
     for (int i = 0; i < n; i++)
@@ -200,7 +200,8 @@ static int parse_policy(const char *v, struct shmemi_partition_cfg *c) {
 
 int shmemi_parse_partition(const char *name, const char *value, struct shmemi_partition_cfg *out, char *err,
                            size_t errlen) {
-    static const char *const kinds[] = {"DEFAULT", "HOST", "DEVICE"};
+    /* OMP is LIBOMP's other name */
+    static const char *const kinds[] = {"DEFAULT", "HOST", "DEVICE", "LIBOMP", "OMP"};
     size_t plen = strlen(PARTITION_PREFIX);
     if (strncmp(name, PARTITION_PREFIX, plen))
         return errf(err, errlen, "%s: not a partition variable", name);
@@ -208,9 +209,9 @@ int shmemi_parse_partition(const char *name, const char *value, struct shmemi_pa
     if (parse_long(name + plen, &id) || id < 1 || id > 127 || !isdigit((unsigned char)name[plen]))
         return errf(err, errlen, "%s: the partition ID after %s must be an integer from 1 to 127", name,
                     PARTITION_PREFIX);
-    struct shmemi_partition_cfg c = {.id = (int)id};
+    struct shmemi_partition_cfg c = {.id = (int)id, .omp_device = -1};
     snprintf(c.text, sizeof c.text, "%s=%s", name, value ? value : "");
-    int have_size = 0, have_pg = 0, have_pol = 0;
+    int have_size = 0, have_pg = 0, have_pol = 0, have_dev = 0;
     const char *p = value ? value : "";
     while (*p) {
         const char *end = strchr(p, ':');
@@ -235,8 +236,15 @@ int shmemi_parse_partition(const char *name, const char *value, struct shmemi_pa
             ok = !have_pg && !shmemi_parse_size(v, &c.pgsize) && c.pgsize > 0 && !(c.pgsize & (c.pgsize - 1));
             have_pg = 1;
         } else if (klen == 4 && !strncasecmp(p, "KIND", 4)) {
-            c.kind = match_word(v, vlen, kinds, 3);
+            c.kind = match_word(v, vlen, kinds, 5);
             ok = c.kind >= 0;
+            if (c.kind == 4)
+                c.kind = SHMEMI_KIND_LIBOMP;
+        } else if (klen == 10 && !strncasecmp(p, "OMP_DEVICE", 10)) {
+            long d;
+            ok = !have_dev && isdigit((unsigned char)v[0]) && !parse_long(v, &d) && d <= 1 << 20;
+            c.omp_device = ok ? (int)d : -1;
+            have_dev = 1;
         } else if (klen == 6 && !strncasecmp(p, "POLICY", 6)) {
             ok = !have_pol && !parse_policy(v, &c);
             have_pol = 1;
@@ -252,12 +260,16 @@ int shmemi_parse_partition(const char *name, const char *value, struct shmemi_pa
     if (!have_size)
         return errf(err, errlen, "%s=%s: SIZE is required; accepted form: %s", name, value ? value : "",
                     PARTITION_FORM);
-    /* a GPU partition's pages and placement are the GPU driver's: nothing here could honour these */
-    if (c.kind == SHMEMI_KIND_DEVICE && (c.pgsize || c.policy != SHMEMI_POLICY_DEFAULT))
-        return errf(err, errlen,
-                    "%s=%s: %s does not apply to KIND=DEVICE (GPU memory is placed and paged by the GPU driver); "
-                    "remove it",
-                    name, value, c.pgsize ? "PGSIZE" : "POLICY");
+    /* a GPU partition's pages and placement are the GPU driver's (an OpenMP one's, the OpenMP runtime's): nothing
+     * here could honour these */
+    if ((c.kind == SHMEMI_KIND_DEVICE || c.kind == SHMEMI_KIND_LIBOMP) &&
+        (c.pgsize || c.policy != SHMEMI_POLICY_DEFAULT))
+        return errf(err, errlen, "%s=%s: %s does not apply to KIND=%s (%s places and pages that memory); remove it",
+                    name, value, c.pgsize ? "PGSIZE" : "POLICY", c.kind == SHMEMI_KIND_DEVICE ? "DEVICE" : "LIBOMP",
+                    c.kind == SHMEMI_KIND_DEVICE ? "the GPU driver" : "the OpenMP runtime");
+    if (have_dev && c.kind != SHMEMI_KIND_LIBOMP)
+        return errf(err, errlen, "%s=%s: OMP_DEVICE applies to KIND=LIBOMP only; remove it or add KIND=LIBOMP", name,
+                    value);
     *out = c;
     return 0;
 }
@@ -459,7 +471,9 @@ void shmemi_env_print_markdown(FILE *f) {
             "the pool is short). `POLICY` (host partitions, applied with `mbind` before the pages are touched): "
             "`INTERLEAVE` (every node this PE may use, or `INTERLEAVE=<nodes>`), `BIND=<nodes>`, `PREFERRED=<node>`; "
             "nodes are NUMA node numbers and ranges such as `0,2-3`, below %d. `KIND=DEVICE` partitions refuse "
-            "`PGSIZE` and `POLICY` (the GPU driver places and pages them). |\n",
+            "`PGSIZE` and `POLICY` (the GPU driver places and pages them). `KIND=LIBOMP` (or `OMP`): allocated with "
+            "`omp_target_alloc` on the default OpenMP device (or `OMP_DEVICE=<n>`) of an OpenMP program, then GPU "
+            "memory like `KIND=DEVICE`; host memory when the program has no offload device (docs/omp.md). |\n",
             PARTITION_PREFIX, PARTITION_FORM, SHMEMI_MAX_PARTITIONS, SHMEMI_MAX_NUMA);
     fprintf(f, "\nSizes take k/M/G/T suffixes (powers of 1024). Booleans take 1/0, yes/no, true/false, "
                "on/off. A bad value, or one outside the accepted range, stops `shmem_init` with a message naming the "

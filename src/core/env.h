@@ -21,11 +21,14 @@ struct shmemi_env {
 };
 
 /* Symmetric partitions: SHMEM_SYMMETRIC_PARTITION<ID>=SIZE=<size>[:PGSIZE=<size>][:KIND=<kind>][:POLICY=<p>]
+ * [:OMP_DEVICE=<n>] (KIND=LIBOMP only)
  * POLICY (host partitions, applied with mbind): DEFAULT, INTERLEAVE[=<nodes>] (INTERLEAVED too), BIND=<nodes>,
  * PREFERRED=<node>; <nodes> is a list of NUMA node numbers and ranges below SHMEMI_MAX_NUMA, e.g. 0,2-3. */
 #define SHMEMI_MAX_PARTITIONS 16
 #define SHMEMI_MAX_NUMA 64
-enum shmemi_part_kind { SHMEMI_KIND_DEFAULT, SHMEMI_KIND_HOST, SHMEMI_KIND_DEVICE };
+/* LIBOMP: omp_target_alloc on an OpenMP device at shmem_init (src/omp), then a GPU segment like DEVICE, or host
+ * memory like HOST when the program has no offload device */
+enum shmemi_part_kind { SHMEMI_KIND_DEFAULT, SHMEMI_KIND_HOST, SHMEMI_KIND_DEVICE, SHMEMI_KIND_LIBOMP };
 enum shmemi_part_policy {
     SHMEMI_POLICY_DEFAULT,
     SHMEMI_POLICY_INTERLEAVED,
@@ -37,6 +40,7 @@ struct shmemi_partition_cfg {
     size_t size;
     size_t pgsize;  /* 0 = system page size */
     int kind;       /* enum shmemi_part_kind */
+    int omp_device; /* KIND=LIBOMP: OMP_DEVICE=<n>, the OpenMP device number; -1: omp_get_default_device() */
     int policy;     /* enum shmemi_part_policy */
     uint64_t nodes; /* the policy's NUMA nodes (bit n: node n); 0 with INTERLEAVE: every node this PE may use */
     char text[160]; /* NAME=VALUE as the user wrote it (cut short if longer), for messages */

@@ -7,6 +7,10 @@
 /* Creates and maps every segment (collective through the bootstrap); 0 or -1 with a message naming the setting. */
 SHMEMI_HIDDEN int shmemi_segments_create(char *err, size_t errlen);
 SHMEMI_HIDDEN void shmemi_segments_destroy(void);
+/* Where partition id went at shmem_init ("host memory", "KIND=LIBOMP: GPU memory of OpenMP device 0 of 1", ...),
+ * NULL before; and, for a KIND=LIBOMP partition on an offload device, that OpenMP device (else -1) */
+SHMEMI_HIDDEN const char *shmemi_partition_where(int id);
+SHMEMI_HIDDEN int shmemi_partition_omp_device(int id);
 #define SHMEMI_ALLOC_ALIGN                                                                                             \
     64 /* the least alignment of a block: max_align_t, and a cache line against false sharing                          \
         */

@@ -21,6 +21,7 @@
 #include "gpu/gtl.h"
 #include "mem/buddy.h"
 #include "mem/mem.h"
+#include "omp/omp.h"
 #include "state.h"
 
 #define HEAP_MIN_BLOCK 64
@@ -291,13 +292,32 @@ static int create_anon(struct shmemi_seg *s, const char *tag, size_t size, const
  * allocation is that much longer and the segment starts at the first aligned address in it. */
 #define GPU_PAGE ((size_t)2 << 20)
 #define GPU_BASE_ALIGN ((size_t)32 << 20)
-static int create_device(struct shmemi_seg *s, size_t size, char *err, size_t errlen) {
+/* KIND=LIBOMP GPU segments (by segment index): 1 + the OpenMP device whose omp_target_alloc gave dev_raw, which
+ * omp_target_free must then take back; 0: the GPU layer allocated it */
+static int omp_owned[SHMEMI_MAX_SEGS];
+
+/* omp_dev >= 0: the memory comes from the OpenMP runtime (omp_target_alloc on that device), and the GPU layer must
+ * know it as its own device memory, since only then can peers import it and the network register it; var names
+ * the partition's setting for messages. */
+static int create_device(struct shmemi_seg *s, size_t size, int omp_dev, const char *var, char *err, size_t errlen) {
     size_t len = (size + GPU_PAGE - 1) & ~(GPU_PAGE - 1), align = GPU_PAGE;
     while (align < GPU_BASE_ALIGN && align * 2 <= len)
         align *= 2;
     size_t total = len + (align > GPU_PAGE ? align : 0);
     void *p;
-    if (shmemi_gtl->alloc(total, &p))
+    if (omp_dev >= 0) {
+        if (!(p = shmemi_omp_alloc(total, omp_dev)))
+            return errf(err, errlen, "%s: omp_target_alloc(%zu, %d) returned NULL (out of device memory?)", var, total,
+                        omp_dev);
+        if (shmemi_gtl_kind(p) != GTL_MEM_DEVICE) {
+            shmemi_omp_free(p, omp_dev);
+            return errf(err, errlen,
+                        "%s: OpenMP device %d gives memory that the GPU layer (%s backend) does not know as device "
+                        "memory, so other PEs could not map it nor the network register it; choose the backend of "
+                        "that device with SHMEM_GPU, or another device with OMP_DEVICE=<n>",
+                        var, omp_dev, shmemi_gtl->name);
+        }
+    } else if (shmemi_gtl->alloc(total, &p))
         return errf(err, errlen,
                     "cannot allocate %zu bytes of GPU memory for the %s (%s); set a smaller "
                     "SHMEM_SYMMETRIC_SIZE_DEVICE",
@@ -361,7 +381,7 @@ static int import_device(struct shmemi_seg *s, char *err, size_t errlen) {
 
 struct seg_desc {
     uint64_t size, map_size, base_align;
-    int32_t role, part_id;
+    int32_t role, part_id, kind, pad;
     int32_t pid, share_fd; /* huge-page segments: where peers open the object (/proc/<pid>/fd/<share_fd>) */
 };
 
@@ -417,6 +437,8 @@ static void unlink_own(struct shmemi_seg *s) {
 }
 
 static char part_names[SHMEMI_MAX_PARTITIONS][32];
+/* where each partition went ("GPU memory", "host memory (no OpenMP offload device)"), for SHMEM_INFO */
+static char part_where[SHMEMI_MAX_PARTITIONS][200];
 
 /* SHMEM_GPU_PIN_HOST: the host segments users address (heap, static data, host partitions), this PE's copies and
  * the mapped peers', registered with the GPU driver, so GPU copies to and from them run from pinned memory.
@@ -523,8 +545,27 @@ int shmemi_segments_create(char *err, size_t errlen) {
         p->name = part_names[i];
         char tag[32];
         snprintf(tag, sizeof tag, "part%d", c->id);
-        if (c->kind == SHMEMI_KIND_DEVICE ? create_device(p, c->size, err, errlen)
-                                          : create_anon(p, tag, c->size, c->text, c, err, errlen))
+        omp_owned[n - 1] = 0;
+        int omp_dev = -1, kind = c->kind;
+        if (kind == SHMEMI_KIND_LIBOMP) { /* an offload device: GPU memory like KIND=DEVICE; none: host memory */
+            char why[160];
+            int r = shmemi_omp_place(c->omp_device, &omp_dev, why, sizeof why);
+            if (r < 0)
+                return errf(err, errlen, "%s: %s", c->text, why);
+            if (r > 0 && !shmemi_gtl)
+                return errf(err, errlen,
+                            "%s: the partition would be on %s, but GPU support is off (%s), so other PEs could not "
+                            "reach it",
+                            c->text, why, shmemi_rt.gpu_why);
+            snprintf(part_where[i], sizeof part_where[i], "KIND=LIBOMP: %s%s", r > 0 ? "GPU memory of " : "", why);
+            kind = r > 0 ? SHMEMI_KIND_DEVICE : SHMEMI_KIND_HOST;
+            omp_owned[n - 1] = r > 0 ? omp_dev + 1 : 0;
+        } else {
+            snprintf(part_where[i], sizeof part_where[i], "%s",
+                     kind == SHMEMI_KIND_DEVICE ? "KIND=DEVICE: GPU memory" : "host memory");
+        }
+        if (kind == SHMEMI_KIND_DEVICE ? create_device(p, c->size, omp_owned[n - 1] - 1, c->text, err, errlen)
+                                       : create_anon(p, tag, c->size, c->text, kind == c->kind ? c : NULL, err, errlen))
             return -1;
         if (shmemi_buddy_create(&p->alloc, p->size, HEAP_MIN_BLOCK))
             return errf(err, errlen, "cannot create the allocator of partition %d", c->id);
@@ -537,7 +578,7 @@ int shmemi_segments_create(char *err, size_t errlen) {
         size_t size = shmemi_env.symmetric_size_device   ? shmemi_env.symmetric_size_device
                       : shmemi_env.device_symmetric_size ? shmemi_env.device_symmetric_size
                                                          : (size_t)1 << 30;
-        if (create_device(d, size, err, errlen))
+        if (create_device(d, size, -1, "SHMEM_SYMMETRIC_SIZE_DEVICE", err, errlen))
             return -1;
         if (shmemi_buddy_create(&d->alloc, d->size, HEAP_MIN_BLOCK))
             return errf(err, errlen, "cannot create the GPU heap allocator");
@@ -556,8 +597,8 @@ int shmemi_segments_create(char *err, size_t errlen) {
     struct seg_desc mine[SHMEMI_MAX_SEGS + 1];
     for (int i = 0; i < nall; i++) {
         struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
-        mine[i] =
-            (struct seg_desc){s->size, s->map_size, s->base_align, s->role, s->part_id, (int32_t)getpid(), s->share_fd};
+        mine[i] = (struct seg_desc){s->size, s->map_size, s->base_align,     s->role,    s->part_id,
+                                    s->kind, 0,           (int32_t)getpid(), s->share_fd};
     }
     struct seg_desc *all = calloc((size_t)shmemi_rt.n_pes * (size_t)nall, sizeof *all);
     if (!all || shmemb_allgather(mine, all, sizeof(struct seg_desc) * (size_t)nall)) {
@@ -580,6 +621,16 @@ int shmemi_segments_create(char *err, size_t errlen) {
                              "the %s is %llu bytes on PE %d but %llu bytes here: every PE must run the same "
                              "program with the same SHMEM_SYMMETRIC_SIZE and SHMEM_SYMMETRIC_PARTITION* settings",
                              s->name, (unsigned long long)d->size, pe, (unsigned long long)mine[i].size);
+                free(all);
+                return e;
+            }
+            if (d->kind != mine[i].kind) { /* a KIND=LIBOMP partition on an offload device here, not there */
+                struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
+                int e = errf(err, errlen,
+                             "the %s is %s memory on PE %d but %s memory here: every PE must have the same kind of "
+                             "device for it (an OpenMP offload device for KIND=LIBOMP partitions)",
+                             s->name, d->kind == SHMEMI_MEM_DEVICE ? "GPU" : "host", pe,
+                             mine[i].kind == SHMEMI_MEM_DEVICE ? "GPU" : "host");
                 free(all);
                 return e;
             }
@@ -630,7 +681,10 @@ void shmemi_segments_destroy(void) {
                 if (pe != shmemi_rt.my_pe && s->peer_raw[pe])
                     shmemi_gtl->ipc_close(s->peer_raw[pe], s->dev_len);
             shmemi_gtl_forget(s->dev_raw);
-            shmemi_gtl->free(s->dev_raw, s->dev_len);
+            if (i < shmemi_rt.nsegs && omp_owned[i])
+                shmemi_omp_free(s->dev_raw, omp_owned[i] - 1);
+            else
+                shmemi_gtl->free(s->dev_raw, s->dev_len);
             free(s->peer_raw);
             s->peer_raw = NULL;
             s->base = s->dev_raw = NULL;
@@ -680,4 +734,18 @@ void shmemi_seg_exhausted(const struct shmemi_seg *s, const char *fn, size_t siz
             "gshmem: PE %d: %s(%zu bytes) returns NULL: the %s (%zu MiB, %zu bytes free) is exhausted; set %s larger "
             "(SHMEM_WARN_HEAP_EXHAUSTED=0 silences this line)\n",
             shmemi_rt.my_pe, fn, size, s->name, s->size >> 20, shmemi_buddy_bytes_free(s->alloc), var);
+}
+
+const char *shmemi_partition_where(int id) {
+    for (int i = 0; i < shmemi_npartitions; i++)
+        if (shmemi_partitions[i].id == id && part_where[i][0])
+            return part_where[i];
+    return NULL;
+}
+
+int shmemi_partition_omp_device(int id) {
+    for (int i = 0; i < shmemi_rt.nsegs; i++)
+        if (shmemi_rt.segs[i].role == SHMEMI_SEG_PARTITION && shmemi_rt.segs[i].part_id == id)
+            return omp_owned[i] - 1;
+    return -1;
 }

@@ -11,9 +11,10 @@
 #include "device/device.h"
 #include "gpu/gtl.h"
 #include "mem/mem.h"
-#include "topo/topo.h"
+#include "omp/omp.h"
 #include "runtime/runtime.h"
 #include "shmemg.h"
+#include "topo/topo.h"
 #include "transport/ofi/ofi.h"
 
 static void init_fail(const char *fn, const char *msg) {
@@ -30,8 +31,13 @@ static void init_fail(const char *fn, const char *msg) {
 /* GPU support: on when the program or the environment asks for it and every PE has it (segments must match). */
 static void gpu_setup(int host_init, int kernel_init, const char *fn) {
     int dev_part = 0;
-    for (int i = 0; i < shmemi_npartitions; i++)
-        dev_part |= shmemi_partitions[i].kind == SHMEMI_KIND_DEVICE;
+    for (int i = 0; i < shmemi_npartitions; i++) {
+        const struct shmemi_partition_cfg *c = &shmemi_partitions[i];
+        int omp_dev; /* a KIND=LIBOMP partition is GPU memory when the program has an OpenMP offload device */
+        char why[160];
+        dev_part |= c->kind == SHMEMI_KIND_DEVICE ||
+                    (c->kind == SHMEMI_KIND_LIBOMP && shmemi_omp_place(c->omp_device, &omp_dev, why, sizeof why) > 0);
+    }
     int named = strcmp(shmemi_env.gpu, "auto") && strcmp(shmemi_env.gpu, "none");
     int want = host_init || kernel_init || named || dev_part || shmemi_env.device_aware ||
                shmemi_env.symmetric_size_device || shmemi_env.device_symmetric_size;
@@ -41,7 +47,8 @@ static void gpu_setup(int host_init, int kernel_init, const char *fn) {
         snprintf(shmemi_rt.gpu_why, sizeof shmemi_rt.gpu_why, "%s",
                  want ? "SHMEM_GPU=none"
                       : "not requested (shmem_init_thread with SHMEM_DEVICE_HOST_INIT, SHMEM_SYMMETRIC_SIZE_DEVICE, "
-                        "SHMEM_ENABLE_DEVICE_AWARENESS=1 or a KIND=DEVICE partition turn it on)");
+                        "SHMEM_ENABLE_DEVICE_AWARENESS=1, a KIND=DEVICE partition or a KIND=LIBOMP one on an "
+                        "OpenMP offload device turn it on)");
         return;
     }
     int local_rank = 0;
@@ -331,6 +338,21 @@ void shmemi_info_print(FILE *f) {
                 gtopo_numa_count() == 1 ? "" : "s", gtopo_dev_count(GTOPO_GPU),
                 gtopo_dev_count(GTOPO_GPU) == 1 ? "" : "s", gtopo_dev_count(GTOPO_NIC),
                 gtopo_dev_count(GTOPO_NIC) == 1 ? "" : "s");
+    if (shmemi_npartitions) {
+        char omp[200];
+        shmemi_omp_describe(omp, sizeof omp);
+        fprintf(f, "Symmetric partitions%s (OpenMP: %s):\n", shmemi_rt.init_state == 1 ? "" : " (placed at shmem_init)",
+                omp);
+        for (int i = 0; i < shmemi_npartitions; i++) {
+            const char *w = shmemi_partition_where(shmemi_partitions[i].id);
+            fprintf(f, "  partition %d: %zu bytes, %s\n", shmemi_partitions[i].id, shmemi_partitions[i].size,
+                    w                                                 ? w
+                    : shmemi_partitions[i].kind == SHMEMI_KIND_LIBOMP ? "KIND=LIBOMP: decided at shmem_init of an "
+                                                                        "OpenMP program (SHMEM_INFO=1 shows it there)"
+                    : shmemi_partitions[i].kind == SHMEMI_KIND_DEVICE ? "KIND=DEVICE: GPU memory"
+                                                                      : "host memory");
+        }
+    }
     fprintf(f, "Environment variables (current value, default):\n");
     shmemi_env_print(f, 1);
 }

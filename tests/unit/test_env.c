@@ -189,8 +189,29 @@ static void test_partition(void) {
     part_ok_nodes(P1, "POLICY=PREFERRED=0:PGSIZE=64k:KIND=HOST:SIZE=3G", 1, 3 * GiB, 64 * KiB, SHMEMI_KIND_HOST,
                   SHMEMI_POLICY_PREFERRED, 1);
     part_ok(P1, "SIZE=64", 1, 64, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_DEFAULT);
+    /* KIND=LIBOMP (OMP too): the default OpenMP device, or OMP_DEVICE=<n> */
+    part_ok(P1, "SIZE=8M:KIND=LIBOMP", 1, 8 * MiB, 0, SHMEMI_KIND_LIBOMP, SHMEMI_POLICY_DEFAULT);
+    part_ok(P1, "SIZE=8M:KIND=omp", 1, 8 * MiB, 0, SHMEMI_KIND_LIBOMP, SHMEMI_POLICY_DEFAULT);
+    {
+        struct shmemi_partition_cfg c;
+        char err[512] = "";
+        CHECK(!shmemi_parse_partition(P1, "SIZE=8M:KIND=LIBOMP", &c, err, sizeof err) && c.omp_device == -1,
+              "KIND=LIBOMP without OMP_DEVICE: device %d (%s), expected -1 (the default device)", c.omp_device, err);
+        CHECK(!shmemi_parse_partition(P1, "OMP_DEVICE=3:SIZE=8M:KIND=LIBOMP", &c, err, sizeof err) && c.omp_device == 3,
+              "OMP_DEVICE=3: device %d (%s)", c.omp_device, err);
+    }
     part_ok(P1, "PGSIZE=1G:SIZE=16G", 1, 16 * GiB, GiB, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_DEFAULT);
 
+    /* OMP_DEVICE: LIBOMP only, a number, once; PGSIZE and POLICY are the OpenMP runtime's business there */
+    part_bad(P1, "SIZE=8M:OMP_DEVICE=1");
+    part_bad(P1, "SIZE=8M:KIND=DEVICE:OMP_DEVICE=0");
+    part_bad(P1, "SIZE=8M:KIND=LIBOMP:OMP_DEVICE=-1");
+    part_bad(P1, "SIZE=8M:KIND=LIBOMP:OMP_DEVICE=x");
+    part_bad(P1, "SIZE=8M:KIND=LIBOMP:OMP_DEVICE=");
+    part_bad(P1, "SIZE=8M:KIND=LIBOMP:OMP_DEVICE=1:OMP_DEVICE=1");
+    part_bad(P1, "SIZE=8M:KIND=LIBOMP:PGSIZE=2M");
+    part_bad(P1, "SIZE=8M:KIND=OMP:POLICY=INTERLEAVE");
+    part_bad(P1, "SIZE=8M:KIND=LIBOMPX");
     /* Bad names. */
     part_bad("SHMEM_SYMMETRIC_PARTITION0", "SIZE=1M");
     part_bad("SHMEM_SYMMETRIC_PARTITION128", "SIZE=1M");
