@@ -52,6 +52,7 @@ typedef struct {
     X("cuDeviceGetCount", (int *), device_count)                                                                       \
     X("cuDeviceGet", (CUdevice *, int), device_get)                                                                    \
     X("cuDeviceGetName", (char *, int, CUdevice), device_name)                                                         \
+    X("cuDeviceGetPCIBusId", (char *, int, CUdevice), device_busid)                                                    \
     X("cuDeviceTotalMem_v2", (size_t *, CUdevice), device_mem)                                                         \
     X("cuCtxGetCurrent", (CUcontext *), ctx_get_current)                                                               \
     X("cuCtxSetCurrent", (CUcontext), ctx_set_current)                                                                 \
@@ -171,6 +172,27 @@ static void unload(void) {
     memset(&cu, 0, sizeof cu);
 }
 
+/* Device ordinal for this PE: each device's PCI address goes to the topology-aware choice (the driver writes upper-case
+ * hex, shmemi_gtl_pick_device takes lower-case) */
+#define MAX_PICK 64
+static int pick(int n, int local_rank, int nlocal) {
+    char ids[MAX_PICK][32];
+    const char *busid[MAX_PICK];
+    int m = n < MAX_PICK ? n : MAX_PICK;
+    for (int i = 0; i < m; i++) {
+        CUdevice d;
+        busid[i] = NULL;
+        if (cu.device_get(&d, i) != CUDA_SUCCESS || cu.device_busid(ids[i], (int)sizeof ids[i], d) != CUDA_SUCCESS)
+            continue;
+        for (char *c = ids[i]; *c; c++)
+            if (*c >= 'A' && *c <= 'F')
+                *c = (char)(*c - 'A' + 'a');
+        busid[i] = ids[i];
+    }
+    int k = shmemi_gtl_pick_device(m, busid, local_rank, nlocal);
+    return k >= 0 && k < m ? k : local_rank % n;
+}
+
 static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, char *why, size_t whylen) {
     lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
@@ -192,15 +214,15 @@ static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, cha
         unload();
         return -1;
     }
-    /* the GPU the application made current before initializing, else one per PE of the node, round robin (several
-     * PEs may share one: that works without MPS) */
+    /* the GPU the application made current before initializing, else the one shmemi_gtl_pick_device chooses for
+     * this PE (several PEs may share one: that works without MPS) */
     CUcontext cur = NULL;
     if (cu.ctx_get_current(&cur) == CUDA_SUCCESS && cur && cu.ctx_get_device(&dev) == CUDA_SUCCESS) {
         ctx = cur;
     } else {
-        if ((r = cu.device_get(&dev, local_rank % n)) != CUDA_SUCCESS ||
-            (r = cu.primary_retain(&ctx, dev)) != CUDA_SUCCESS) {
-            snprintf(why, whylen, "cannot open device %d: %s", local_rank % n, errstr(r));
+        int want = pick(n, local_rank, nlocal);
+        if ((r = cu.device_get(&dev, want)) != CUDA_SUCCESS || (r = cu.primary_retain(&ctx, dev)) != CUDA_SUCCESS) {
+            snprintf(why, whylen, "cannot open device %d: %s", want, errstr(r));
             unload();
             return -1;
         }
