@@ -1,6 +1,7 @@
 # GshmemZe.cmake - the Level Zero backend's kernels (src/gpu/ze/kernels.cl) built to SPIR-V and embedded, where a
 # clang that targets spir64 and an llvm-spirv of the same LLVM version exist (Debian: clang-14 and llvm-spirv-14).
 # Without them the library still builds; the backend then says so, reduces on the host and fails atomics on GPU memory.
+option(GSHMEM_ZE_KERNELS "Build the Level Zero kernels to SPIR-V when a compiler for it is found (OFF: as without one)" ON)
 set(GSHMEM_ZE_SPIRV_CLANG "" CACHE FILEPATH "clang used to compile the Level Zero kernels (empty: search)")
 set(GSHMEM_ZE_LLVM_SPIRV "" CACHE FILEPATH "llvm-spirv of the same LLVM version as GSHMEM_ZE_SPIRV_CLANG")
 if(NOT GSHMEM_ZE_SPIRV_CLANG OR NOT GSHMEM_ZE_LLVM_SPIRV)
@@ -17,7 +18,8 @@ if(NOT GSHMEM_ZE_SPIRV_CLANG OR NOT GSHMEM_ZE_LLVM_SPIRV)
 endif()
 
 function(gshmem_ze_setup target)
-  if(NOT GSHMEM_ZE_SPIRV_CLANG OR NOT GSHMEM_ZE_LLVM_SPIRV)
+  set(GSHMEM_ZE_HAVE_KERNELS OFF CACHE INTERNAL "the Level Zero kernels are embedded")
+  if(NOT GSHMEM_ZE_KERNELS OR NOT GSHMEM_ZE_SPIRV_CLANG OR NOT GSHMEM_ZE_LLVM_SPIRV)
     message(STATUS "gshmem: no clang + llvm-spirv pair (Debian: llvm-spirv-14): no Level Zero kernels (atomics on "
       "Intel GPU memory will be unavailable, reductions on it computed on the host)")
     return()
@@ -44,6 +46,7 @@ function(gshmem_ze_setup target)
     list(APPEND hdrs ${gen}/ze_${part}_spv.h)
   endforeach()
   add_custom_target(gshmem_ze_spirv DEPENDS ${hdrs})
+  set(GSHMEM_ZE_HAVE_KERNELS ON CACHE INTERNAL "the Level Zero kernels are embedded")
   add_dependencies(${target} gshmem_ze_spirv)
   target_include_directories(${target} PRIVATE ${gen})
   set_source_files_properties(${PROJECT_SOURCE_DIR}/src/gpu/ze/gtl_ze.c PROPERTIES

@@ -1,128 +1,41 @@
 /* fakeze.c - a stand-in Level Zero loader (libze_loader.so.1) for testing gshmem's Level Zero backend on machines
- * without an Intel GPU: it exports the entry points gtl_ze.c loads, so that code (symbol loading, device choice, IPC
- * between PEs, memory queries, immediate command lists, events, SPIR-V kernels) runs in CI. Strict where the real
- * driver is, stricter where that finds bugs sooner:
- *  - device memory is shared memory the CPU cannot touch (PROT_NONE; the fake reaches it through a hidden alias), so
- *    a host load or store of it faults (FAKEZE_HOST_VISIBLE=1 lifts that, for test programs that check their own
- *    GPU-heap objects; FAKEZE_COHERENT=1 makes the device an integrated one whose memory the CPU reaches);
+ * without an Intel GPU: Level Zero's API over the machinery all stand-in drivers share (tests/fakegpu), so the
+ * backend's code (symbol loading, device choice, IPC between PEs, memory queries, immediate command lists, events,
+ * SPIR-V kernels) runs in CI. Strict where the real driver is, stricter where that finds bugs sooner:
+ *  - device memory is memory the CPU cannot touch (fakegpu; FAKEZE_HOST_VISIBLE=1 lifts that, for test programs
+ *    that check their own GPU-heap objects; FAKEZE_COHERENT=1 makes the device an integrated one whose memory the
+ *    CPU reaches coherently);
  *  - work appended to a command list runs only when an event it signals is waited for on the host (the first query
  *    of a pending event says "not ready"); an event must be reset before it is signalled again;
  *  - kernels reach only device, imported and host (zeMemAllocHost or imported) memory: anything else loses the
  *    device, as a GPU page fault does;
  *  - an IPC handle holds a file descriptor valid only in the exporting process, as the real driver's dma-buf does:
  *    another process must copy that descriptor into itself (pidfd_getfd) and put its own number in the handle;
- *  - kernels are C versions of kernels.cl's, found by the names the SPIR-V module declares (OpEntryPoint);
+ *  - kernels are fakegpu's C versions, found by the names the SPIR-V module declares (OpEntryPoint);
  *    FAKEZE_NO_FP64=1 refuses modules that use doubles, as GPUs without fp64 do.
  * Also: FAKEZE_DEVICES=n GPUs (1..4), FAKEZE_NO_BLITTER=1 (no copy-only engine), FAKEZE_NO_IMPORT=1 (no Intel
- * extension to page-lock host memory). It models none of a GPU's speed: nothing measured with it means anything. */
+ * extension to page-lock host memory). Fills take one-byte patterns only (all gshmem uses). It models none of a
+ * GPU's speed: nothing measured with it means anything. */
 #define _GNU_SOURCE
-#include <fcntl.h>
-#include <inttypes.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fakegpu.h"
 #include "gpu/ze/ze_types.h"
 
 #define API __attribute__((visibility("default")))
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int inited;
-static zt_result lost; /* a fault in a kernel or copy loses the device, as on a GPU: every later wait fails */
 
 static int env1(const char *name) {
     const char *v = getenv(name);
     return v && *v == '1';
 }
-
-/* ======== device memory: ranges the CPU cannot touch, reached through an alias (separable from the rest) ======== */
-enum { R_DEVICE = 1, R_IMPORTED, R_HOST, R_REGISTERED };
-#define MAX_RANGES 1024
-static struct range {
-    char *addr;  /* what the application sees (device: PROT_NONE unless host-visible) */
-    char *alias; /* device: the same pages, readable and writable; host: addr */
-    size_t len;
-    int kind, fd; /* fd: device memory's memfd, in the process that allocated it */
-    uint64_t id;  /* device memory: names the allocation across processes */
-} ranges[MAX_RANGES];
-static int nranges;
-
-static struct range *find(const void *p) {
-    for (int i = 0; i < nranges; i++)
-        if ((uintptr_t)p - (uintptr_t)ranges[i].addr < ranges[i].len)
-            return &ranges[i];
-    return NULL;
-}
-
-static struct range *add(char *addr, char *alias, size_t len, int kind, int fd, uint64_t id) {
-    if (nranges == MAX_RANGES)
-        return NULL;
-    ranges[nranges] = (struct range){addr, alias, len, kind, fd, id};
-    return &ranges[nranges++];
-}
-
-static void drop(struct range *r) { *r = ranges[--nranges]; }
-
-/* Where the bytes [p, p+n) are for the CPU: device memory through its alias, other memory as is (kernels: only
- * memory the device may reach). NULL: a fault. */
-static char *xlate(const void *p, size_t n, int kernel) {
-    struct range *r = find(p);
-    if (!r)
-        return kernel ? NULL : (char *)(uintptr_t)p;
-    if (n > r->len - (size_t)((const char *)p - r->addr))
-        return NULL;
-    return r->alias + ((const char *)p - r->addr);
-}
-
-static int host_visible(void) { return env1("FAKEZE_HOST_VISIBLE") || env1("FAKEZE_COHERENT"); }
-
-/* device pointers 2 MiB-aligned, as large device allocations are */
-static int map_views(int fd, size_t len, char **dev, char **alias) {
-    size_t align = 2u << 20;
-    char *res = mmap(NULL, len + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (res == MAP_FAILED)
-        return -1;
-    char *d = (char *)(((uintptr_t)res + align - 1) & ~(uintptr_t)(align - 1));
-    if (d > res)
-        munmap(res, (size_t)(d - res));
-    munmap(d + len, (size_t)(res + len + align - (d + len)));
-    char *a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
-    if (a == MAP_FAILED) {
-        munmap(d, len);
-        return -1;
-    }
-    if (host_visible() && mmap(d, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, fd, 0) != d) {
-        munmap(a, len);
-        munmap(d, len);
-        return -1;
-    }
-    *dev = d;
-    *alias = a;
-    return 0;
-}
-
-static void unmap(struct range *r) {
-    munmap(r->addr, r->len);
-    munmap(r->alias, r->len);
-    if (r->fd >= 0)
-        close(r->fd);
-    drop(r);
-}
-
-static int mapped(const void *p, size_t n) {
-    uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095, end = (uintptr_t)p + n;
-    unsigned char v;
-    for (; a < end; a += 4096)
-        if (mincore((void *)a, 4096, &v))
-            return 0;
-    return 1;
-}
-/* ======== end of the device-memory model ======== */
 
 /* ---- driver, devices, contexts ---- */
 #define DRIVER_MAGIC 0x44525652u
@@ -149,26 +62,27 @@ static struct device *as_device(zt_device d) {
 static int good_ctx(zt_context c) { return c && ((struct context *)c)->magic == CTX_MAGIC; }
 
 #define ENTER()                                                                                                        \
-    pthread_mutex_lock(&mu);                                                                                           \
+    pthread_mutex_lock(&fg_mu);                                                                                        \
     if (!inited) {                                                                                                     \
-        pthread_mutex_unlock(&mu);                                                                                     \
+        pthread_mutex_unlock(&fg_mu);                                                                                  \
         return ZT_ERROR_UNINITIALIZED;                                                                                 \
     }
 #define LEAVE(rc)                                                                                                      \
     do {                                                                                                               \
         zt_result r_ = (rc);                                                                                           \
-        pthread_mutex_unlock(&mu);                                                                                     \
+        pthread_mutex_unlock(&fg_mu);                                                                                  \
         return r_;                                                                                                     \
     } while (0)
 
 API zt_result zeInit(uint32_t flags) {
     if (flags & ~(uint32_t)ZT_INIT_FLAG_GPU_ONLY)
         return ZT_ERROR_INVALID_ENUMERATION;
-    pthread_mutex_lock(&mu);
+    pthread_mutex_lock(&fg_mu);
     inited = 1;
+    fg_host_visible = env1("FAKEZE_HOST_VISIBLE") || env1("FAKEZE_COHERENT");
     for (int i = 0; i < 4; i++)
         devices[i] = (struct device){DEVICE_MAGIC, i};
-    pthread_mutex_unlock(&mu);
+    pthread_mutex_unlock(&fg_mu);
     return ZT_SUCCESS;
 }
 
@@ -353,6 +267,22 @@ API zt_result zeContextDestroy(zt_context c) {
     LEAVE(ZT_SUCCESS);
 }
 
+/* fakegpu's answers as Level Zero's result codes */
+static zt_result zr(int fg) {
+    switch (fg) {
+    case FG_OK: return ZT_SUCCESS;
+    case FG_NOT_READY: return ZT_NOT_READY;
+    case FG_INVALID_VALUE:
+    case FG_ALREADY_REGISTERED:
+    case FG_NOT_REGISTERED: return ZT_ERROR_INVALID_ARGUMENT;
+    case FG_OUT_OF_MEMORY: return ZT_ERROR_OUT_OF_DEVICE_MEMORY;
+    case FG_INVALID_HANDLE: return ZT_ERROR_INVALID_NULL_HANDLE;
+    case FG_NOT_FOUND: return ZT_ERROR_INVALID_KERNEL_NAME;
+    case FG_ILLEGAL_ADDRESS: return ZT_ERROR_DEVICE_LOST; /* a GPU page fault loses the device */
+    default: return ZT_ERROR_UNKNOWN;
+    }
+}
+
 /* ---- memory ---- */
 API zt_result zeMemAllocDevice(zt_context c, const zt_device_mem_alloc_desc *desc, size_t size, size_t align,
                                zt_device d, void **p) {
@@ -367,33 +297,7 @@ API zt_result zeMemAllocDevice(zt_context c, const zt_device_mem_alloc_desc *des
         LEAVE(ZT_ERROR_UNSUPPORTED_SIZE);
     if (align & (align - 1) || align > (2u << 20))
         LEAVE(ZT_ERROR_UNSUPPORTED_ALIGNMENT);
-    size_t len = (size + 4095) & ~(size_t)4095;
-    uint64_t id = ((uint64_t)getpid() << 32) ^ ((uint64_t)random() << 8) ^ (uint64_t)nranges;
-    char name[48];
-    snprintf(name, sizeof name, "fakeze:%016" PRIx64, id);
-    int fd = memfd_create(name, MFD_CLOEXEC);
-    char *dev, *alias;
-    if (fd < 0 || ftruncate(fd, (off_t)len) || map_views(fd, len, &dev, &alias)) {
-        if (fd >= 0)
-            close(fd);
-        LEAVE(ZT_ERROR_OUT_OF_DEVICE_MEMORY);
-    }
-    if (!add(dev, alias, len, R_DEVICE, fd, id)) {
-        munmap(dev, len);
-        munmap(alias, len);
-        close(fd);
-        LEAVE(ZT_ERROR_OUT_OF_HOST_MEMORY);
-    }
-    *p = dev;
-    LEAVE(ZT_SUCCESS);
-}
-
-static int overlaps_host(const char *p, size_t n) {
-    for (int i = 0; i < nranges; i++)
-        if ((ranges[i].kind == R_HOST || ranges[i].kind == R_REGISTERED) && p < ranges[i].addr + ranges[i].len &&
-            ranges[i].addr < p + n)
-            return 1;
-    return 0;
+    LEAVE(zr(fg_mem_alloc(size, p)));
 }
 
 API zt_result zeMemAllocHost(zt_context c, const zt_host_mem_alloc_desc *desc, size_t size, size_t align, void **pp) {
@@ -406,33 +310,22 @@ API zt_result zeMemAllocHost(zt_context c, const zt_host_mem_alloc_desc *desc, s
         LEAVE(ZT_ERROR_INVALID_ENUMERATION);
     if (align & (align - 1) || align > 4096)
         LEAVE(ZT_ERROR_UNSUPPORTED_ALIGNMENT);
-    size_t len = (size + 4095) & ~(size_t)4095;
-    char *p = len ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
-    if (p == MAP_FAILED)
-        LEAVE(len ? ZT_ERROR_OUT_OF_HOST_MEMORY : ZT_ERROR_UNSUPPORTED_SIZE);
-    memset(p, 0x5a, 64); /* not zeroed: the driver promises nothing about the contents */
-    if (!add(p, p, len, R_HOST, -1, 0)) {
-        munmap(p, len);
-        LEAVE(ZT_ERROR_OUT_OF_HOST_MEMORY);
-    }
-    *pp = p;
-    LEAVE(ZT_SUCCESS);
+    if (!size)
+        LEAVE(ZT_ERROR_UNSUPPORTED_SIZE);
+    zt_result r = zr(fg_host_alloc(size, pp));
+    if (r == ZT_SUCCESS)
+        memset(*pp, 0x5a, size < 64 ? size : 64); /* not zeroed: the driver promises nothing about the contents */
+    LEAVE(r == ZT_ERROR_OUT_OF_DEVICE_MEMORY ? ZT_ERROR_OUT_OF_HOST_MEMORY : r);
 }
 
 API zt_result zeMemFree(zt_context c, void *p) {
     ENTER();
     if (!good_ctx(c))
         LEAVE(ZT_ERROR_INVALID_NULL_HANDLE);
-    struct range *r = find(p);
-    if (!r || (r->kind != R_DEVICE && r->kind != R_HOST) || r->addr != p)
+    struct fg_range *r = fg_find(p);
+    if (!r || r->addr != (char *)p || (r->kind != FG_DEVICE && r->kind != FG_HOSTALLOC))
         LEAVE(ZT_ERROR_INVALID_ARGUMENT);
-    if (r->kind == R_HOST) {
-        munmap(r->addr, r->len);
-        drop(r);
-    } else {
-        unmap(r);
-    }
-    LEAVE(ZT_SUCCESS);
+    LEAVE(zr(r->kind == FG_DEVICE ? fg_mem_free(p) : fg_host_free(p)));
 }
 
 API zt_result zeMemGetAllocProperties(zt_context c, const void *p, zt_memory_allocation_properties *m, zt_device *d) {
@@ -443,14 +336,15 @@ API zt_result zeMemGetAllocProperties(zt_context c, const void *p, zt_memory_all
         LEAVE(ZT_ERROR_INVALID_NULL_POINTER);
     if (m->stype != ZT_STYPE_MEMORY_ALLOCATION_PROPERTIES)
         LEAVE(ZT_ERROR_INVALID_ENUMERATION);
-    struct range *r = find(p);
-    m->type = !r || r->kind == R_REGISTERED ? ZT_MEMORY_TYPE_UNKNOWN
-              : r->kind == R_HOST           ? ZT_MEMORY_TYPE_HOST
-                                            : ZT_MEMORY_TYPE_DEVICE;
-    m->id = r ? (uint64_t)(r - ranges) + 1 : 0;
+    struct fg_range *r = fg_find(p);
+    int device = r && (r->kind == FG_DEVICE || r->kind == FG_IMPORTED);
+    m->type = !r || r->kind == FG_REGISTERED ? ZT_MEMORY_TYPE_UNKNOWN
+              : device                       ? ZT_MEMORY_TYPE_DEVICE
+                                             : ZT_MEMORY_TYPE_HOST;
+    m->id = r ? (uint64_t)(uintptr_t)r->addr : 0;
     m->pageSize = r ? 4096 : 0;
     if (d)
-        *d = r && (r->kind == R_DEVICE || r->kind == R_IMPORTED) ? &devices[0] : NULL;
+        *d = device ? &devices[0] : NULL;
     LEAVE(ZT_SUCCESS); /* memory the driver does not know is answered, as UNKNOWN, not refused */
 }
 
@@ -458,8 +352,8 @@ API zt_result zeMemGetAddressRange(zt_context c, const void *p, void **base, siz
     ENTER();
     if (!good_ctx(c))
         LEAVE(ZT_ERROR_INVALID_NULL_HANDLE);
-    struct range *r = find(p);
-    if (!r || r->kind == R_REGISTERED)
+    struct fg_range *r = fg_find(p);
+    if (!r || r->kind == FG_REGISTERED)
         LEAVE(ZT_ERROR_INVALID_ARGUMENT);
     if (base)
         *base = r->addr;
@@ -473,41 +367,34 @@ static zt_result import_ptr(zt_driver d, void *p, size_t size) {
     ENTER();
     if (d != &the_driver)
         LEAVE(ZT_ERROR_INVALID_NULL_HANDLE);
-    if (!p || !size || find(p) || overlaps_host(p, size) || !mapped(p, size))
-        LEAVE(ZT_ERROR_INVALID_ARGUMENT);
-    if (!add(p, p, size, R_REGISTERED, -1, 0))
-        LEAVE(ZT_ERROR_OUT_OF_HOST_MEMORY);
-    LEAVE(ZT_SUCCESS);
+    LEAVE(zr(fg_host_register(p, size)));
 }
 
 static zt_result release_ptr(zt_driver d, void *p) {
     ENTER();
-    struct range *r = find(p);
-    if (d != &the_driver || !r || r->kind != R_REGISTERED || r->addr != p)
-        LEAVE(d != &the_driver ? ZT_ERROR_INVALID_NULL_HANDLE : ZT_ERROR_INVALID_ARGUMENT);
-    zt_result rc = mapped(r->addr, r->len) ? ZT_SUCCESS : ZT_ERROR_INVALID_ARGUMENT; /* unmapped while imported */
-    drop(r);
-    LEAVE(rc);
+    if (d != &the_driver)
+        LEAVE(ZT_ERROR_INVALID_NULL_HANDLE);
+    LEAVE(zr(fg_host_unregister(p)));
 }
 
-/* ---- IPC: the handle holds the exporter's descriptor of the memory (valid in that process only) and its id ---- */
-struct ipc {
-    uint64_t fd, id, len;
-    char magic[8];
-};
-
+/* ---- IPC: the handle holds the exporter's descriptor of the memory in its first 8 bytes, as Intel's driver's
+ * does, then fakegpu's handle (which names the exporter and its descriptor). Opening checks that the descriptor in
+ * the first 8 bytes is this process's copy of that very memory. ---- */
+#define IPC_MAGIC "FAKEZE1"
 API zt_result zeMemGetIpcHandle(zt_context c, const void *p, zt_ipc_handle *h) {
     ENTER();
     if (!good_ctx(c))
         LEAVE(ZT_ERROR_INVALID_NULL_HANDLE);
-    struct range *r = find(p);
     if (!h)
         LEAVE(ZT_ERROR_INVALID_NULL_POINTER);
-    if (!r || r->kind != R_DEVICE || r->addr != p)
+    struct fg_range *r = fg_find(p);
+    unsigned char fgh[64];
+    if (!r || r->kind != FG_DEVICE || r->addr != (const char *)p || fg_ipc_get((void *)(uintptr_t)p, fgh, IPC_MAGIC))
         LEAVE(ZT_ERROR_INVALID_ARGUMENT);
-    struct ipc m = {(uint64_t)r->fd, r->id, r->len, "FAKEZE1"};
+    uint64_t fd = (uint64_t)r->fd;
     memset(h, 0, sizeof *h);
-    memcpy(h->data, &m, sizeof m);
+    memcpy(h->data, &fd, sizeof fd);
+    memcpy(h->data + 8, fgh, 32); /* fakegpu's handle uses its first 24 bytes */
     LEAVE(ZT_SUCCESS);
 }
 
@@ -515,48 +402,43 @@ API zt_result zeMemOpenIpcHandle(zt_context c, zt_device d, zt_ipc_handle h, uin
     ENTER();
     if (!good_ctx(c) || !as_device(d))
         LEAVE(ZT_ERROR_INVALID_NULL_HANDLE);
-    struct ipc m;
-    memcpy(&m, h.data, sizeof m);
-    if (memcmp(m.magic, "FAKEZE1", 8) || flags > 3 || !p)
+    if (flags > 3 || !p)
         LEAVE(ZT_ERROR_INVALID_ARGUMENT);
-    /* the descriptor must be this process's and name that allocation: a number copied from another process names
-     * nothing here, or something else */
-    char path[64], link[128], want[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", (int)m.fd);
-    snprintf(want, sizeof want, "/memfd:fakeze:%016" PRIx64 " (deleted)", m.id);
-    ssize_t ll = m.fd > 0x7fffffff ? -1 : readlink(path, link, sizeof link - 1);
-    struct stat st;
-    if (ll < 0 || (link[ll] = 0, strcmp(link, want)) || fstat((int)m.fd, &st) || (uint64_t)st.st_size != m.len) {
+    uint64_t fd;
+    unsigned char fgh[64] = {0};
+    memcpy(&fd, h.data, sizeof fd);
+    memcpy(fgh, h.data + 8, 32);
+    struct {
+        char magic[8];
+        int pid, fd;
+    } who;
+    memcpy(&who, fgh, sizeof who);
+    if (memcmp(who.magic, IPC_MAGIC, sizeof who.magic))
+        LEAVE(ZT_ERROR_INVALID_ARGUMENT);
+    /* the descriptor must be this process's and name the exported memory: the exporter's number names nothing
+     * here, or something else */
+    char theirs[64];
+    snprintf(theirs, sizeof theirs, "/proc/%d/fd/%d", who.pid, who.fd);
+    struct stat mine, exp;
+    if (fd > 0x7fffffff || fstat((int)fd, &mine) || stat(theirs, &exp) || mine.st_dev != exp.st_dev ||
+        mine.st_ino != exp.st_ino) {
         fprintf(stderr,
-                "fakeze: zeMemOpenIpcHandle: descriptor %d is not this process's copy of the exported "
-                "memory (it must be fetched from the exporter, e.g. with pidfd_getfd)\n",
-                (int)m.fd);
+                "fakeze: zeMemOpenIpcHandle: descriptor %d is not this process's copy of the exported memory (it "
+                "must be fetched from the exporter, e.g. with pidfd_getfd)\n",
+                (int)fd);
         LEAVE(ZT_ERROR_INVALID_ARGUMENT);
     }
-    char *dev, *alias;
-    if (map_views((int)m.fd, m.len, &dev, &alias))
-        LEAVE(ZT_ERROR_OUT_OF_HOST_MEMORY);
-    if (!add(dev, alias, m.len, R_IMPORTED, -1, m.id)) { /* the caller keeps (and may close) its descriptor */
-        munmap(dev, m.len);
-        munmap(alias, m.len);
-        LEAVE(ZT_ERROR_OUT_OF_HOST_MEMORY);
-    }
-    *p = dev;
-    LEAVE(ZT_SUCCESS);
+    LEAVE(zr(fg_ipc_open(fgh, IPC_MAGIC, p)));
 }
 
 API zt_result zeMemCloseIpcHandle(zt_context c, const void *p) {
     ENTER();
     if (!good_ctx(c))
         LEAVE(ZT_ERROR_INVALID_NULL_HANDLE);
-    struct range *r = find(p);
-    if (!r || r->kind != R_IMPORTED || r->addr != p)
-        LEAVE(ZT_ERROR_INVALID_ARGUMENT);
-    unmap(r);
-    LEAVE(ZT_SUCCESS);
+    LEAVE(zr(fg_ipc_close((void *)(uintptr_t)p)));
 }
 
-/* ---- events ---- */
+/* ---- events: a pool's slots, each a fakegpu event recorded after the work that signals it ---- */
 #define POOL_MAGIC 0x504f4f4cu
 #define EVENT_MAGIC 0x45564e54u
 #define LIST_MAGIC 0x4c495354u
@@ -570,8 +452,13 @@ struct event {
     unsigned magic;
     struct pool *pool;
     uint32_t index;
-    int state, queried;
-    struct list *list; /* while pending: the list whose work signals it */
+    int state;
+    void *fg; /* fakegpu's event */
+};
+struct list {
+    unsigned magic;
+    uint32_t ordinal;
+    void *stream; /* fakegpu's stream: an immediate list runs in order */
 };
 
 API zt_result zeEventPoolCreate(zt_context c, const zt_event_pool_desc *desc, uint32_t nd, zt_device *devs,
@@ -625,9 +512,13 @@ API zt_result zeEventCreate(zt_pool pp, const zt_event_desc *desc, zt_event *out
     if (desc->index >= p->count || p->used[desc->index])
         LEAVE(ZT_ERROR_INVALID_ARGUMENT);
     struct event *e = calloc(1, sizeof *e);
-    if (!e)
+    if (!e || fg_event_create(&e->fg)) {
+        free(e);
         LEAVE(ZT_ERROR_OUT_OF_HOST_MEMORY);
-    *e = (struct event){EVENT_MAGIC, p, desc->index, EV_RESET, 0, NULL};
+    }
+    e->magic = EVENT_MAGIC;
+    e->pool = p;
+    e->index = desc->index;
     p->used[desc->index] = 1;
     *out = e;
     LEAVE(ZT_SUCCESS);
@@ -638,57 +529,6 @@ static struct event *as_event(zt_event e) {
     return v && v->magic == EVENT_MAGIC ? v : NULL;
 }
 
-/* ---- command lists: appended work waits in a queue until something waits for it ---- */
-enum { Q_COPY, Q_FILL, Q_REGION, Q_KERNEL };
-struct kern;
-#define MAX_ARGS 5
-struct op {
-    int kind;
-    char *dst;
-    const char *src;
-    size_t n, dpitch, spitch, height, pattern_size;
-    unsigned char pattern[128];
-    const struct kern *k;
-    uint64_t args[MAX_ARGS][2]; /* each argument's value, as set when the launch was appended */
-    uint32_t group, groups;
-    char kname[64];
-    struct event *signal;
-    struct op *next;
-};
-struct list {
-    unsigned magic;
-    uint32_t ordinal;
-    struct op *head, *tail;
-};
-
-static void run_op(struct op *o);
-
-/* runs the list's queue up to and including `until` (all of it when NULL) */
-static void drain(struct list *l, struct op *until) {
-    while (l->head) {
-        struct op *o = l->head;
-        l->head = o->next;
-        if (!l->head)
-            l->tail = NULL;
-        run_op(o);
-        if (o->signal) {
-            o->signal->state = EV_SIGNALED;
-            o->signal->list = NULL;
-        }
-        int last = o == until;
-        free(o);
-        if (last)
-            break;
-    }
-}
-
-static struct op *signal_op(struct event *e) {
-    for (struct op *o = e->list ? e->list->head : NULL; o; o = o->next)
-        if (o->signal == e)
-            return o;
-    return NULL;
-}
-
 API zt_result zeEventDestroy(zt_event ev) {
     ENTER();
     struct event *e = as_event(ev);
@@ -696,6 +536,7 @@ API zt_result zeEventDestroy(zt_event ev) {
         LEAVE(ZT_ERROR_INVALID_NULL_HANDLE);
     if (e->state == EV_PENDING)
         LEAVE(ZT_ERROR_HANDLE_OBJECT_IN_USE); /* work still signals it */
+    fg_event_destroy(e->fg);
     e->pool->used[e->index] = 0;
     e->magic = 0;
     free(e);
@@ -714,9 +555,9 @@ API zt_result zeEventHostSynchronize(zt_event ev, uint64_t timeout) {
         }
         LEAVE(ZT_NOT_READY);
     }
-    if (e->state == EV_PENDING)
-        drain(e->list, signal_op(e));
-    LEAVE(lost);
+    zt_result r = zr(fg_event_sync(e->fg));
+    e->state = EV_SIGNALED;
+    LEAVE(r);
 }
 
 API zt_result zeEventQueryStatus(zt_event ev) {
@@ -726,13 +567,10 @@ API zt_result zeEventQueryStatus(zt_event ev) {
         LEAVE(ZT_ERROR_INVALID_NULL_HANDLE);
     if (e->state == EV_RESET)
         LEAVE(ZT_NOT_READY);
-    if (e->state == EV_PENDING && !e->queried) {
-        e->queried = 1;
-        LEAVE(ZT_NOT_READY);
-    }
-    if (e->state == EV_PENDING)
-        drain(e->list, signal_op(e));
-    LEAVE(lost ? lost : ZT_SUCCESS);
+    zt_result r = zr(fg_event_query(e->fg));
+    if (r != ZT_NOT_READY)
+        e->state = EV_SIGNALED;
+    LEAVE(r);
 }
 
 API zt_result zeEventHostReset(zt_event ev) {
@@ -743,10 +581,10 @@ API zt_result zeEventHostReset(zt_event ev) {
     if (e->state == EV_PENDING)
         LEAVE(ZT_ERROR_HANDLE_OBJECT_IN_USE); /* the GPU would signal it after the reset */
     e->state = EV_RESET;
-    e->queried = 0;
     LEAVE(ZT_SUCCESS);
 }
 
+/* ---- immediate command lists: fakegpu streams, whose work waits until something waits for it ---- */
 API zt_result zeCommandListCreateImmediate(zt_context c, zt_device d, const zt_queue_desc *q, zt_cmdlist *out) {
     ENTER();
     if (!good_ctx(c) || !as_device(d))
@@ -758,8 +596,10 @@ API zt_result zeCommandListCreateImmediate(zt_context c, zt_device d, const zt_q
     if (q->ordinal >= nqgroups() || q->index >= qgroups[q->ordinal].numQueues)
         LEAVE(ZT_ERROR_INVALID_ARGUMENT);
     struct list *l = calloc(1, sizeof *l);
-    if (!l)
+    if (!l || fg_stream_create(l, &l->stream)) {
+        free(l);
         LEAVE(ZT_ERROR_OUT_OF_HOST_MEMORY);
+    }
     l->magic = LIST_MAGIC;
     l->ordinal = q->ordinal;
     *out = l;
@@ -776,58 +616,43 @@ API zt_result zeCommandListDestroy(zt_cmdlist h) {
     struct list *l = as_list(h);
     if (!l)
         LEAVE(ZT_ERROR_INVALID_NULL_HANDLE);
-    drain(l, NULL); /* appended work still completes */
+    fg_stream_destroy(l->stream); /* appended work still completes */
     l->magic = 0;
     free(l);
     LEAVE(ZT_SUCCESS);
 }
 
-/* puts o on the list, signalling ev when it has run; waits on other events are not used by gshmem (refused) */
-static zt_result append(zt_cmdlist h, struct op *o, zt_event ev, uint32_t nwait, zt_event *waits) {
-    struct list *l = as_list(h);
+/* the checks every append makes: the list, its signal event (reset since it was last signalled: a second signal
+ * would be lost), no waits on other events (gshmem uses none) */
+static zt_result check_append(struct list *l, zt_event ev, uint32_t nwait, zt_event *waits) {
     struct event *e = ev ? as_event(ev) : NULL;
-    zt_result r = !l || (ev && !e) ? ZT_ERROR_INVALID_NULL_HANDLE
-                  : nwait || waits ? ZT_ERROR_INVALID_ARGUMENT
-                  : e && e->state != EV_RESET
-                      ? ZT_ERROR_INVALID_ARGUMENT /* signalled again before a reset: the new signal is lost */
-                      : ZT_SUCCESS;
-    if (r) {
-        free(o);
-        return r;
-    }
-    o->signal = e;
-    if (e) {
-        e->state = EV_PENDING;
-        e->queried = 0;
-        e->list = l;
-    }
-    if (l->tail)
-        l->tail->next = o;
-    else
-        l->head = o;
-    l->tail = o;
-    return ZT_SUCCESS;
+    return !l || (ev && !e)     ? ZT_ERROR_INVALID_NULL_HANDLE
+           : nwait || waits     ? ZT_ERROR_INVALID_ARGUMENT
+           : e && e->state != 0 ? ZT_ERROR_INVALID_ARGUMENT
+                                : ZT_SUCCESS;
 }
 
-static struct op *new_op(int kind) {
-    struct op *o = calloc(1, sizeof *o);
-    if (o)
-        o->kind = kind;
-    return o;
+/* after the work was queued: the event behind it */
+static zt_result signal_after(struct list *l, zt_event ev) {
+    struct event *e = as_event(ev);
+    if (!e)
+        return ZT_SUCCESS;
+    zt_result r = zr(fg_event_record(e->fg, l->stream, l));
+    if (r == ZT_SUCCESS)
+        e->state = EV_PENDING;
+    return r;
 }
 
 API zt_result zeCommandListAppendMemoryCopy(zt_cmdlist h, void *dst, const void *src, size_t n, zt_event ev,
                                             uint32_t nwait, zt_event *waits) {
     ENTER();
-    if (!dst || !src)
-        LEAVE(ZT_ERROR_INVALID_NULL_POINTER);
-    struct op *o = new_op(Q_COPY);
-    if (!o)
-        LEAVE(ZT_ERROR_OUT_OF_HOST_MEMORY);
-    o->dst = dst;
-    o->src = src;
-    o->n = n;
-    LEAVE(append(h, o, ev, nwait, waits));
+    struct list *l = as_list(h);
+    zt_result r = check_append(l, ev, nwait, waits);
+    if (r == ZT_SUCCESS && (!dst || !src))
+        r = ZT_ERROR_INVALID_NULL_POINTER;
+    if (r == ZT_SUCCESS && (r = zr(fg_copy_async(dst, src, n, l->stream, l))) == ZT_SUCCESS)
+        r = signal_after(l, ev);
+    LEAVE(r);
 }
 
 API zt_result zeCommandListAppendMemoryCopyRegion(zt_cmdlist h, void *dst, const zt_copy_region *dr, uint32_t dpitch,
@@ -837,6 +662,10 @@ API zt_result zeCommandListAppendMemoryCopyRegion(zt_cmdlist h, void *dst, const
     ENTER();
     (void)dslice;
     (void)sslice;
+    struct list *l = as_list(h);
+    zt_result r = check_append(l, ev, nwait, waits);
+    if (r != ZT_SUCCESS)
+        LEAVE(r);
     if (!dst || !src || !dr || !sr)
         LEAVE(ZT_ERROR_INVALID_NULL_POINTER);
     /* 2D only (depth 1), the same extent on both sides, each row inside its pitch */
@@ -844,233 +673,55 @@ API zt_result zeCommandListAppendMemoryCopyRegion(zt_cmdlist h, void *dst, const
         !dr->height || dr->originZ || sr->originZ || (uint64_t)dr->originX + dr->width > dpitch ||
         (uint64_t)sr->originX + sr->width > spitch)
         LEAVE(ZT_ERROR_INVALID_ARGUMENT);
-    struct op *o = new_op(Q_REGION);
-    if (!o)
-        LEAVE(ZT_ERROR_OUT_OF_HOST_MEMORY);
-    o->dst = (char *)dst + (size_t)dr->originY * dpitch + dr->originX;
-    o->src = (const char *)src + (size_t)sr->originY * spitch + sr->originX;
-    o->n = dr->width;
-    o->height = dr->height;
-    o->dpitch = dpitch;
-    o->spitch = spitch;
-    LEAVE(append(h, o, ev, nwait, waits));
+    char *d = (char *)dst + (size_t)dr->originY * dpitch + dr->originX;
+    const char *s = (const char *)src + (size_t)sr->originY * spitch + sr->originX;
+    if ((r = zr(fg_copy2d_async(d, dpitch, s, spitch, dr->width, dr->height, l->stream, l))) == ZT_SUCCESS)
+        r = signal_after(l, ev);
+    LEAVE(r);
 }
 
 API zt_result zeCommandListAppendMemoryFill(zt_cmdlist h, void *dst, const void *pattern, size_t psize, size_t n,
                                             zt_event ev, uint32_t nwait, zt_event *waits) {
     ENTER();
     struct list *l = as_list(h);
-    if (!l)
-        LEAVE(ZT_ERROR_INVALID_NULL_HANDLE);
+    zt_result r = check_append(l, ev, nwait, waits);
+    if (r != ZT_SUCCESS)
+        LEAVE(r);
     if (!dst || !pattern)
         LEAVE(ZT_ERROR_INVALID_NULL_POINTER);
     if (!psize || psize & (psize - 1) || psize > qgroups[l->ordinal].maxMemoryFillPatternSize || n % psize)
         LEAVE(ZT_ERROR_INVALID_SIZE);
-    struct op *o = new_op(Q_FILL);
-    if (!o)
-        LEAVE(ZT_ERROR_OUT_OF_HOST_MEMORY);
-    o->dst = dst;
-    o->n = n;
-    o->pattern_size = psize;
-    memcpy(o->pattern, pattern, psize);
-    LEAVE(append(h, o, ev, nwait, waits));
+    if (psize != 1)
+        LEAVE(ZT_ERROR_UNSUPPORTED_SIZE); /* the fake's limit (fakegpu sets bytes), not the driver's */
+    if ((r = zr(fg_memset_async(dst, *(const unsigned char *)pattern, n, l->stream, l))) == ZT_SUCCESS)
+        r = signal_after(l, ev);
+    LEAVE(r);
 }
 
-/* ---- kernels: kernels.cl's, in C ---- */
-struct kern {
-    const char *name; /* a prefix when it ends in '_' */
-    int (*run)(const struct kern *k, const char *name, uint64_t (*args)[2], uint32_t group, uint32_t groups);
-    int nargs;
-    size_t size[MAX_ARGS];
-};
-
-static int k_amo(const struct kern *k, const char *name, uint64_t (*a)[2], uint32_t group, uint32_t groups) {
-    (void)name;
-    int wide = k->size[2] == 8;
-    if (group != 1 || groups != 1)
-        return ZT_ERROR_INVALID_ARGUMENT; /* one work-item does the atomic: more would apply it several times */
-    void *ptr = (void *)(uintptr_t)a[0][0], *outp = (void *)(uintptr_t)a[4][0];
-    int op = (int)(uint32_t)a[1][0];
-    uint64_t v = a[2][0], c = a[3][0];
-    size_t sz = wide ? 8 : 4;
-    char *w = xlate(ptr, sz, 1);
-    uint64_t *out = (uint64_t *)(void *)xlate(outp, 8, 1);
-    if (!w || !out || ((uintptr_t)ptr & (sz - 1)) || ((uintptr_t)outp & 7))
-        return ZT_ERROR_DEVICE_LOST;
-    uint64_t old = 0;
-#define AMO(T)                                                                                                         \
-    do {                                                                                                               \
-        T *p = (T *)(void *)w, tv = (T)v, tc = (T)c;                                                                   \
-        switch (op) {                                                                                                  \
-        case 0: old = __atomic_load_n(p, __ATOMIC_SEQ_CST); break;                                                     \
-        case 1: __atomic_store_n(p, tv, __ATOMIC_SEQ_CST); break;                                                      \
-        case 2: old = __atomic_exchange_n(p, tv, __ATOMIC_SEQ_CST); break;                                             \
-        case 3:                                                                                                        \
-            __atomic_compare_exchange_n(p, &tc, tv, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                            \
-            old = tc;                                                                                                  \
-            break;                                                                                                     \
-        case 4: old = __atomic_fetch_add(p, tv, __ATOMIC_SEQ_CST); break;                                              \
-        case 5: old = __atomic_fetch_and(p, tv, __ATOMIC_SEQ_CST); break;                                              \
-        case 6: old = __atomic_fetch_or(p, tv, __ATOMIC_SEQ_CST); break;                                               \
-        case 7: old = __atomic_fetch_xor(p, tv, __ATOMIC_SEQ_CST); break;                                              \
-        default: return ZT_ERROR_INVALID_ARGUMENT;                                                                     \
-        }                                                                                                              \
-    } while (0)
-    if (wide)
-        AMO(uint64_t);
-    else
-        AMO(uint32_t);
-    *out = old; /* the kernel stores the whole 64-bit word (the old value widened) */
-    return ZT_SUCCESS;
-}
-
-struct cf {
-    float re, im;
-};
-struct cd {
-    double re, im;
-};
-enum { O_AND, O_OR, O_XOR, O_SUM, O_PROD, O_MAX, O_MIN };
-static const char *const onames[] = {"and", "or", "xor", "sum", "prod", "max", "min"};
-static const char *const tnames[] = {"u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "c32", "c64"};
-static const size_t tsizes[] = {1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 8, 16};
-
-#define LOOP(T, ...)                                                                                                   \
-    do {                                                                                                               \
-        T *a = (T *)(void *)A;                                                                                         \
-        const T *b = (const T *)(const void *)B;                                                                       \
-        for (size_t i = 0; i < n; i++)                                                                                 \
-            __VA_ARGS__;                                                                                               \
-    } while (0)
-#define INTOPS(T)                                                                                                      \
-    switch (op) {                                                                                                      \
-    case O_AND: LOOP(T, a[i] = (T)(a[i] & b[i])); break;                                                               \
-    case O_OR: LOOP(T, a[i] = (T)(a[i] | b[i])); break;                                                                \
-    case O_XOR: LOOP(T, a[i] = (T)(a[i] ^ b[i])); break;                                                               \
-    case O_SUM: LOOP(T, a[i] = (T)(a[i] + b[i])); break;                                                               \
-    case O_PROD: LOOP(T, a[i] = (T)(a[i] * b[i])); break;                                                              \
-    case O_MAX: LOOP(T, a[i] = b[i] > a[i] ? b[i] : a[i]); break;                                                      \
-    case O_MIN: LOOP(T, a[i] = b[i] < a[i] ? b[i] : a[i]); break;                                                      \
-    }
-#define FLOPS(T)                                                                                                       \
-    switch (op) {                                                                                                      \
-    case O_SUM: LOOP(T, a[i] += b[i]); break;                                                                          \
-    case O_PROD: LOOP(T, a[i] *= b[i]); break;                                                                         \
-    case O_MAX: LOOP(T, a[i] = b[i] > a[i] ? b[i] : a[i]); break;                                                      \
-    case O_MIN: LOOP(T, a[i] = b[i] < a[i] ? b[i] : a[i]); break;                                                      \
-    }
-#define CPLX(T, F)                                                                                                     \
-    switch (op) {                                                                                                      \
-    case O_SUM: LOOP(T, (a[i].re += b[i].re, a[i].im += b[i].im)); break;                                              \
-    case O_PROD:                                                                                                       \
-        LOOP(                                                                                                          \
-            T, do {                                                                                                    \
-                F re = a[i].re * b[i].re - a[i].im * b[i].im, im = a[i].re * b[i].im + a[i].im * b[i].re;              \
-                a[i].re = re;                                                                                          \
-                a[i].im = im;                                                                                          \
-            } while (0));                                                                                              \
-        break;                                                                                                         \
-    }
-
-/* gshmemi_red_<op>_<type>(a, b, n): the name says op and type */
-static int k_red(const struct kern *k, const char *name, uint64_t (*args)[2], uint32_t group, uint32_t groups) {
-    (void)k;
-    (void)group;
-    (void)groups;
-    int op = -1, t = -1;
-    const char *rest = name + strlen("gshmemi_red_");
-    for (int i = 0; i < 7; i++)
-        if (!strncmp(rest, onames[i], strlen(onames[i])) && rest[strlen(onames[i])] == '_')
-            op = i;
-    if (op < 0)
-        return ZT_ERROR_INVALID_ARGUMENT;
-    rest += strlen(onames[op]) + 1;
-    for (int i = 0; i < 12; i++)
-        if (!strcmp(rest, tnames[i]))
-            t = i;
-    if (t < 0)
-        return ZT_ERROR_INVALID_ARGUMENT;
-    size_t n = (size_t)args[2][0];
-    char *A = xlate((void *)(uintptr_t)args[0][0], n * tsizes[t], 1);
-    const char *B = xlate((void *)(uintptr_t)args[1][0], n * tsizes[t], 1);
-    if (!A || !B)
-        return ZT_ERROR_DEVICE_LOST;
-    switch (t) {
-    case 0: INTOPS(uint8_t); break;
-    case 1: INTOPS(uint16_t); break;
-    case 2: INTOPS(uint32_t); break;
-    case 3: INTOPS(uint64_t); break;
-    case 4: INTOPS(int8_t); break;
-    case 5: INTOPS(int16_t); break;
-    case 6: INTOPS(int32_t); break;
-    case 7: INTOPS(int64_t); break;
-    case 8: FLOPS(float); break;
-    case 9: FLOPS(double); break;
-    case 10: CPLX(struct cf, float); break;
-    case 11: CPLX(struct cd, double); break;
-    }
-    return ZT_SUCCESS;
-}
-
-/* each kernel's arguments and their sizes, as kernels.cl declares them */
-static const struct kern protos[] = {
-    {"gshmemi_amo32", k_amo, 5, {8, 4, 4, 4, 8}},
-    {"gshmemi_amo64", k_amo, 5, {8, 4, 8, 8, 8}},
-    {"gshmemi_red_", k_red, 3, {8, 8, 8}},
-};
-
-static void run_op(struct op *o) {
-    switch (o->kind) {
-    case Q_COPY: {
-        char *d = xlate(o->dst, o->n, 0);
-        const char *s = xlate(o->src, o->n, 0);
-        if (!d || !s)
-            lost = ZT_ERROR_DEVICE_LOST;
-        else
-            memmove(d, s, o->n);
-        break;
-    }
-    case Q_FILL: {
-        char *d = xlate(o->dst, o->n, 0);
-        if (!d)
-            lost = ZT_ERROR_DEVICE_LOST;
-        else
-            for (size_t i = 0; i < o->n; i += o->pattern_size)
-                memcpy(d + i, o->pattern, o->pattern_size);
-        break;
-    }
-    case Q_REGION: {
-        char *d = xlate(o->dst, (o->height - 1) * o->dpitch + o->n, 0);
-        const char *s = xlate(o->src, (o->height - 1) * o->spitch + o->n, 0);
-        if (!d || !s) {
-            lost = ZT_ERROR_DEVICE_LOST;
-            break;
-        }
-        for (size_t r = 0; r < o->height; r++)
-            memmove(d + r * o->dpitch, s + r * o->spitch, o->n);
-        break;
-    }
-    case Q_KERNEL: {
-        int rc = o->k->run(o->k, o->kname, o->args, o->group, o->groups);
-        if (rc)
-            lost = rc == ZT_ERROR_DEVICE_LOST ? rc : ZT_ERROR_DEVICE_LOST;
-        break;
-    }
-    }
-}
-
-/* ---- modules: SPIR-V, its entry points read from OpEntryPoint ---- */
+/* ---- modules: SPIR-V, its entry points read from OpEntryPoint; kernels are fakegpu's C versions ---- */
 #define MODULE_MAGIC 0x4d4f444cu
 #define KERNEL_MAGIC 0x4b45524eu
+#define MAX_ARGS 5
 struct module {
     unsigned magic;
     int nnames;
     char names[128][64];
 };
+/* each kernel's arguments and their sizes, as kernels.cl declares them (a name ending in '_' is a prefix) */
+static const struct {
+    const char *name;
+    int nargs;
+    size_t size[MAX_ARGS];
+} protos[] = {
+    {"gshmemi_amo32", 5, {8, 4, 4, 4, 8}},
+    {"gshmemi_amo64", 5, {8, 4, 8, 8, 8}},
+    {"gshmemi_red_", 3, {8, 8, 8}},
+};
 struct kernel {
     unsigned magic;
-    const struct kern *proto;
-    char name[64];
+    int nargs;
+    const size_t *size;
+    void *fn; /* fakegpu's function */
     uint64_t args[MAX_ARGS][2];
     unsigned set; /* bit i: argument i was given */
     uint32_t group;
@@ -1152,21 +803,23 @@ API zt_result zeKernelCreate(zt_module h, const zt_kernel_desc *desc, zt_kernel 
     int in = 0;
     for (int i = 0; i < m->nnames && !in; i++)
         in = !strcmp(m->names[i], name);
-    const struct kern *p = NULL;
-    for (size_t k = 0; in && !p && k < sizeof protos / sizeof protos[0]; k++) {
+    size_t k = 0, np = sizeof protos / sizeof protos[0];
+    for (; in && k < np; k++) {
         size_t len = strlen(protos[k].name);
         if (protos[k].name[len - 1] == '_' ? !strncmp(name, protos[k].name, len) : !strcmp(name, protos[k].name))
-            p = &protos[k];
+            break;
     }
-    if (!p) /* not in the module, or the fake has no C version of it */
+    void *fn = NULL;
+    if (!in || k == np || fg_function(name, &fn)) /* not in the module, or no C version of it */
         LEAVE(ZT_ERROR_INVALID_KERNEL_NAME);
-    struct kernel *k = calloc(1, sizeof *k);
-    if (!k)
+    struct kernel *kn = calloc(1, sizeof *kn);
+    if (!kn)
         LEAVE(ZT_ERROR_OUT_OF_HOST_MEMORY);
-    k->magic = KERNEL_MAGIC;
-    k->proto = p;
-    snprintf(k->name, sizeof k->name, "%s", name);
-    *out = k;
+    kn->magic = KERNEL_MAGIC;
+    kn->nargs = protos[k].nargs;
+    kn->size = protos[k].size;
+    kn->fn = fn;
+    *out = kn;
     LEAVE(ZT_SUCCESS);
 }
 
@@ -1190,9 +843,9 @@ API zt_result zeKernelSetArgumentValue(zt_kernel h, uint32_t i, size_t size, con
     struct kernel *k = as_kernel(h);
     if (!k)
         LEAVE(ZT_ERROR_INVALID_NULL_HANDLE);
-    if (i >= (uint32_t)k->proto->nargs)
+    if (i >= (uint32_t)k->nargs)
         LEAVE(ZT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX);
-    if (size != k->proto->size[i] || !v)
+    if (size != k->size[i] || !v)
         LEAVE(ZT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE);
     memset(k->args[i], 0, sizeof k->args[i]);
     memcpy(k->args[i], v, size);
@@ -1216,11 +869,10 @@ API zt_result zeKernelSuggestGroupSize(zt_kernel h, uint32_t gx, uint32_t gy, ui
     ENTER();
     if (!as_kernel(h))
         LEAVE(ZT_ERROR_INVALID_NULL_HANDLE);
-    if (!x || !y || !z)
-        LEAVE(ZT_ERROR_INVALID_NULL_POINTER);
-    *x = gx >= 256 ? 256 : gx ? gx : 1;
-    *y = gy ? 1 : 1;
-    *z = gz ? 1 : 1;
+    if (!x || !y || !z || !gx || !gy || !gz)
+        LEAVE(!x || !y || !z ? ZT_ERROR_INVALID_NULL_POINTER : ZT_ERROR_INVALID_ARGUMENT);
+    *x = gx >= 256 ? 256 : gx;
+    *y = *z = 1;
     LEAVE(ZT_SUCCESS);
 }
 
@@ -1229,22 +881,21 @@ API zt_result zeCommandListAppendLaunchKernel(zt_cmdlist h, zt_kernel kh, const 
     ENTER();
     struct kernel *k = as_kernel(kh);
     struct list *l = as_list(h);
-    if (!k || !l)
-        LEAVE(ZT_ERROR_INVALID_NULL_HANDLE);
+    zt_result r = check_append(l, ev, nwait, waits);
+    if (r == ZT_SUCCESS && !k)
+        r = ZT_ERROR_INVALID_NULL_HANDLE;
+    if (r != ZT_SUCCESS)
+        LEAVE(r);
     if (!g)
         LEAVE(ZT_ERROR_INVALID_NULL_POINTER);
     if (!(qgroups[l->ordinal].flags & ZT_QUEUE_GROUP_COMPUTE))
         LEAVE(ZT_ERROR_INVALID_ARGUMENT); /* a copy engine runs no kernels */
-    if (!k->group || !g->x || g->y != 1 || g->z != 1 || k->set != (1u << k->proto->nargs) - 1)
+    if (!k->group || !g->x || g->y != 1 || g->z != 1 || k->set != (1u << k->nargs) - 1)
         LEAVE(ZT_ERROR_INVALID_ARGUMENT); /* group size and every argument first */
-    struct op *o = new_op(Q_KERNEL);
-    if (!o)
-        LEAVE(ZT_ERROR_OUT_OF_HOST_MEMORY);
-    o->k = k->proto;
-    snprintf(o->kname, sizeof o->kname, "%s", k->name);
-    memcpy(o->args, k->args, sizeof o->args); /* the values at append time, as the driver takes them */
-    o->group = k->group;
-    o->groups = g->x;
-    zt_result r = append(h, o, ev, nwait, waits);
+    void *params[MAX_ARGS];
+    for (int i = 0; i < k->nargs; i++)
+        params[i] = k->args[i]; /* fakegpu takes the values now, as the driver does at append */
+    if ((r = zr(fg_launch(k->fn, g->x, 1, 1, k->group, 1, 1, 0, l->stream, l, params, NULL))) == ZT_SUCCESS)
+        r = signal_after(l, ev);
     LEAVE(r);
 }
