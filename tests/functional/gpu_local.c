@@ -4,8 +4,9 @@
  * the HPE paper's example: host and GPU sources put into one GPU-heap destination; strided RMA, put-with-signal and
  * the fetch results of nonblocking AMOs with local GPU buffers; calls made while another context of the application's
  * is current. Checked through gets into host
- * memory. Skips (77) without GPU support or without a CUDA driver in the process (the emulated GPU has no local
- * buffers); CI runs it on tests/fakecuda. */
+ * memory. Skips (77) without GPU support or without a CUDA driver or Level Zero loader in the process (the emulated
+ * GPU has no local buffers); CI runs it on tests/fakecuda and tests/fakeze (with Level Zero the buffers come from a
+ * context of the application's own, zeMemAllocDevice, and the part about current contexts does not apply). */
 #include <dlfcn.h>
 #include <shmemg.h>
 #include <stdint.h>
@@ -18,10 +19,52 @@ static int (*cu_ctx_get)(void **);
 static int (*cu_alloc)(unsigned long long *, size_t);
 static int (*cu_free)(unsigned long long);
 
-static long *dev_alloc(size_t bytes) {
+static long *cu_dev_alloc(size_t bytes) {
     unsigned long long p = 0;
     return cu_alloc(&p, bytes) ? NULL : (long *)(uintptr_t)p;
 }
+static int cu_dev_free(void *p) { return cu_free((unsigned long long)(uintptr_t)p); }
+
+/* Level Zero: the application's own context on the first GPU of the first driver */
+static void *ze_ctx, *ze_dev;
+static int (*ze_alloc)(void *, const void *, size_t, size_t, void *, void **);
+static int (*ze_free)(void *, void *);
+static long *ze_dev_alloc(size_t bytes) {
+    struct {
+        int stype;
+        const void *next;
+        unsigned flags, ordinal;
+    } desc = {0x15, NULL, 0, 0}; /* ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC */
+    void *p = NULL;
+    return ze_alloc(ze_ctx, &desc, bytes, 0, ze_dev, &p) ? NULL : p;
+}
+static int ze_dev_free(void *p) { return ze_free(ze_ctx, p); }
+static int ze_setup(void) {
+    void *lib = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_NOLOAD);
+    int (*init)(unsigned) = lib ? (int (*)(unsigned))dlsym(lib, "zeInit") : NULL;
+    int (*drivers)(unsigned *, void **) = lib ? (int (*)(unsigned *, void **))dlsym(lib, "zeDriverGet") : NULL;
+    int (*devices)(void *, unsigned *, void **) =
+        lib ? (int (*)(void *, unsigned *, void **))dlsym(lib, "zeDeviceGet") : NULL;
+    int (*ctx_create)(void *, const void *, void **) =
+        lib ? (int (*)(void *, const void *, void **))dlsym(lib, "zeContextCreate") : NULL;
+    ze_alloc =
+        lib ? (int (*)(void *, const void *, size_t, size_t, void *, void **))dlsym(lib, "zeMemAllocDevice") : NULL;
+    ze_free = lib ? (int (*)(void *, void *))dlsym(lib, "zeMemFree") : NULL;
+    struct {
+        int stype;
+        const void *next;
+        unsigned flags;
+    } cd = {0xd, NULL, 0}; /* ZE_STRUCTURE_TYPE_CONTEXT_DESC */
+    void *drv = NULL;
+    unsigned one = 1;
+    return !init || !drivers || !devices || !ctx_create || !ze_alloc || !ze_free || init(1) || drivers(&one, &drv) ||
+                   !drv || (one = 1, devices(drv, &one, &ze_dev)) || !ze_dev || ctx_create(drv, &cd, &ze_ctx)
+               ? -1
+               : 0;
+}
+
+static long *(*dev_alloc)(size_t bytes);
+static int (*dev_free)(void *p);
 
 static long val(int pe, int i, int salt) { return (long)pe * 1000003 + (long)i * 11 + salt; }
 
@@ -128,7 +171,17 @@ int main(void) {
         !(cu_ctx_get = (int (*)(void **))dlsym(lib, "cuCtxGetCurrent")) ||
         !(cu_alloc = (int (*)(unsigned long long *, size_t))dlsym(lib, "cuMemAlloc_v2")) ||
         !(cu_free = (int (*)(unsigned long long))dlsym(lib, "cuMemFree_v2")) || cu_init(0) || cu_ctx_get(&ctx) || !ctx)
-        return ftest_skip("no CUDA driver with a current context in this process (emulated GPU?)");
+        lib = NULL;
+    if (lib) {
+        dev_alloc = cu_dev_alloc;
+        dev_free = cu_dev_free;
+    } else if (!ze_setup()) {
+        dev_alloc = ze_dev_alloc;
+        dev_free = ze_dev_free;
+    } else {
+        return ftest_skip(
+            "no CUDA driver with a current context nor Level Zero loader in this process (emulated GPU?)");
+    }
     int me = shmem_my_pe(), n = shmem_n_pes(), right = (me + 1) % n, left = (me + n - 1) % n;
     static long host[N];
     long *sym = shmem_malloc(N * sizeof(long));       /* host symmetric */
@@ -182,9 +235,10 @@ int main(void) {
 
     /* another context of the application's current on this thread (as after cudaSetDevice to another GPU): the
      * library's copies still run, under its own context, and the application's is current again afterwards */
-    int (*ctx_create)(void **, unsigned, int) = (int (*)(void **, unsigned, int))dlsym(lib, "cuCtxCreate_v2");
-    int (*ctx_destroy)(void *) = (int (*)(void *))dlsym(lib, "cuCtxDestroy_v2");
-    int (*ctx_set)(void *) = (int (*)(void *))dlsym(lib, "cuCtxSetCurrent");
+    int (*ctx_create)(void **, unsigned, int) =
+        lib ? (int (*)(void **, unsigned, int))dlsym(lib, "cuCtxCreate_v2") : NULL;
+    int (*ctx_destroy)(void *) = lib ? (int (*)(void *))dlsym(lib, "cuCtxDestroy_v2") : NULL;
+    int (*ctx_set)(void *) = lib ? (int (*)(void *))dlsym(lib, "cuCtxSetCurrent") : NULL;
     void *other = NULL, *cur = NULL;
     if (ctx_create && ctx_destroy && ctx_set && ctx_create(&other, 0, 0) == 0 && other) {
         shmem_long_put(dsym + N, loc, N, me); /* a GPU-to-GPU copy (loc holds val(me, i, 3)) */
@@ -198,20 +252,20 @@ int main(void) {
         check_sym(dsym + N, N / 2, me, 0, 3, "a get under another context of the application's");
         ctx_destroy(other);
         CHECK(ctx_set(ctx) == 0, "cuCtxSetCurrent back to the first context");
-    } else {
+    } else if (lib) {
         printf("PE %d: no second context (cuCtxCreate_v2): that part is not checked\n", me);
     }
     shmem_barrier_all();
 
     /* a local buffer freed, and another allocated (maybe at the same address): the kind cache must not go stale */
-    CHECK(cu_free((unsigned long long)(uintptr_t)loc) == 0, "cuMemFree");
+    CHECK(dev_free(loc) == 0, "freeing the local GPU buffer");
     long *loc2 = dev_alloc(2 * N * sizeof(long));
-    REQUIRE(loc2, "cuMemAlloc of a second buffer");
+    REQUIRE(loc2, "allocating a second local GPU buffer");
     shmem_long_get(loc2 + N, dsym, N, right);
     shmem_long_put(dsym + N, loc2 + N, N, me);
     check_sym(dsym + N, N, me, 0, 3, "a second local GPU buffer (after a free)");
     shmem_barrier_all();
-    cu_free((unsigned long long)(uintptr_t)loc2);
+    dev_free(loc2);
     shmem_free(dsym);
     shmem_free(sym);
     return ftest_finish("gpu_local");
