@@ -14,9 +14,10 @@ command -v clang >/dev/null || need+=(clang)
 # libfabric transport; ip for the network-namespace tests
 # FFTW (and FFTW-MPI) and OpenBLAS for the workloads in bench/apps (2D FFT, Cannon)
 # libFuzzer for scripts/fuzz.sh (libclang-rt-14-dev); hipcc (ROCm 5.2) to check the device headers build for AMD
+# llvm-spirv-14 (with clang-14) builds the Level Zero backend's kernels to SPIR-V, which the zefake_* tests run
 for pkg in libpmix-dev openmpi-bin libopenmpi-dev slurm-wlm munge libfabric-dev libfabric-bin iproute2 \
   libfftw3-dev libfftw3-mpi-dev libopenblas-dev \
-  libclang-rt-14-dev hipcc; do
+  libclang-rt-14-dev hipcc llvm-spirv-14; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
