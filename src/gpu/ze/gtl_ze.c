@@ -239,8 +239,7 @@ static const char *load_kernels(void) {
     }
     return NULL;
 #else
-    return "no atomic or reduction kernels (built without a clang + llvm-spirv pair: install Debian's llvm-spirv-14 "
-           "and rebuild)";
+    return "no atomic or reduction kernels (built without llvm-spirv-14: install it and rebuild)";
 #endif
 }
 
