@@ -144,12 +144,17 @@ int fg_host_free(void *p) {
     return FG_OK;
 }
 
+/* every page of [p, p+n) is mapped: mincore fails (ENOMEM) on a range with a hole; asked 256 MiB at a time, since
+ * the library pins whole heaps (SHMEM_GPU_PIN_HOST) and a call per page costs seconds of system time there */
 static int mapped(const void *p, size_t n) {
+    static unsigned char vec[65536];
     uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095, end = (uintptr_t)p + n;
-    unsigned char v;
-    for (; a < end; a += 4096)
-        if (mincore((void *)a, 4096, &v))
+    while (a < end) {
+        size_t len = end - a < sizeof vec * 4096 ? end - a : sizeof vec * 4096;
+        if (mincore((void *)a, len, vec))
             return 0;
+        a += len;
+    }
     return 1;
 }
 

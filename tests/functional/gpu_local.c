@@ -1,12 +1,13 @@
-/* gpu_local.c - local (non-symmetric) GPU buffers in the host routines, as a CUDA application has them: allocated with
- * the CUDA driver (cuMemAlloc), used as sources of puts and destinations of gets (device awareness), at their start
- * and inside them (the memory-kind cache answers per allocation range), and a buffer freed and allocated again. Also
- * the HPE paper's example: host and GPU sources put into one GPU-heap destination; strided RMA, put-with-signal and
- * the fetch results of nonblocking AMOs with local GPU buffers; calls made while another context of the application's
- * is current. Checked through gets into host
- * memory. Skips (77) without GPU support or without a CUDA driver or Level Zero loader in the process (the emulated
- * GPU has no local buffers); CI runs it on tests/fakecuda and tests/fakeze (with Level Zero the buffers come from a
- * context of the application's own, zeMemAllocDevice, and the part about current contexts does not apply). */
+/* gpu_local.c - local (non-symmetric) GPU buffers in the host routines, as a CUDA or HIP application has them:
+ * allocated with the GPU API the library loaded (cuMemAlloc, hipMalloc), used as sources of puts and destinations of
+ * gets (device awareness), at their start and inside them (the memory-kind cache answers per allocation range), and a
+ * buffer freed and allocated again. Also the HPE paper's example: host and GPU sources put into one GPU-heap
+ * destination; strided RMA, put-with-signal and the fetch results of nonblocking AMOs with local GPU buffers; calls
+ * made while another context of the application's is current (HIP: another device, where there are two). Checked
+ * through gets into host memory. Skips (77) without GPU support or without a CUDA driver, HIP runtime or Level Zero
+ * loader in the process (the emulated GPU has no local buffers); CI runs it on tests/fakecuda, tests/fakehip and
+ * tests/fakeze (Level Zero: zeMemAllocDevice in a context of the application's own; the part about current
+ * contexts does not apply). */
 #include <dlfcn.h>
 #include <shmemg.h>
 #include <stdint.h>
@@ -18,28 +19,12 @@ static int (*cu_init)(unsigned);
 static int (*cu_ctx_get)(void **);
 static int (*cu_alloc)(unsigned long long *, size_t);
 static int (*cu_free)(unsigned long long);
-
-static long *cu_dev_alloc(size_t bytes) {
-    unsigned long long p = 0;
-    return cu_alloc(&p, bytes) ? NULL : (long *)(uintptr_t)p;
-}
-static int cu_dev_free(void *p) { return cu_free((unsigned long long)(uintptr_t)p); }
+static int (*hip_malloc)(void **, size_t), (*hip_free)(void *), (*hip_count)(int *), (*hip_get)(int *), (*hip_set)(int);
 
 /* Level Zero: the application's own context on the first GPU of the first driver */
 static void *ze_ctx, *ze_dev;
-static int (*ze_alloc)(void *, const void *, size_t, size_t, void *, void **);
-static int (*ze_free)(void *, void *);
-static long *ze_dev_alloc(size_t bytes) {
-    struct {
-        int stype;
-        const void *next;
-        unsigned flags, ordinal;
-    } desc = {0x15, NULL, 0, 0}; /* ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC */
-    void *p = NULL;
-    return ze_alloc(ze_ctx, &desc, bytes, 0, ze_dev, &p) ? NULL : p;
-}
-static int ze_dev_free(void *p) { return ze_free(ze_ctx, p); }
-static int ze_setup(void) {
+static int (*ze_alloc)(void *, const void *, size_t, size_t, void *, void **), (*ze_free)(void *, void *);
+static int find_ze(void) {
     void *lib = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_NOLOAD);
     int (*init)(unsigned) = lib ? (int (*)(unsigned))dlsym(lib, "zeInit") : NULL;
     int (*drivers)(unsigned *, void **) = lib ? (int (*)(unsigned *, void **))dlsym(lib, "zeDriverGet") : NULL;
@@ -57,14 +42,31 @@ static int ze_setup(void) {
     } cd = {0xd, NULL, 0}; /* ZE_STRUCTURE_TYPE_CONTEXT_DESC */
     void *drv = NULL;
     unsigned one = 1;
-    return !init || !drivers || !devices || !ctx_create || !ze_alloc || !ze_free || init(1) || drivers(&one, &drv) ||
-                   !drv || (one = 1, devices(drv, &one, &ze_dev)) || !ze_dev || ctx_create(drv, &cd, &ze_ctx)
-               ? -1
-               : 0;
+    if (!init || !drivers || !devices || !ctx_create || !ze_alloc || !ze_free || init(1) || drivers(&one, &drv) ||
+        !drv || (one = 1, devices(drv, &one, &ze_dev)) || !ze_dev || ctx_create(drv, &cd, &ze_ctx))
+        ze_ctx = NULL;
+    return ze_ctx != NULL;
 }
 
-static long *(*dev_alloc)(size_t bytes);
-static int (*dev_free)(void *p);
+static long *dev_alloc(size_t bytes) {
+    unsigned long long p = 0;
+    void *h = NULL;
+    if (ze_ctx) {
+        struct {
+            int stype;
+            const void *next;
+            unsigned flags, ordinal;
+        } desc = {0x15, NULL, 0, 0}; /* ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC */
+        return ze_alloc(ze_ctx, &desc, bytes, 0, ze_dev, &h) ? NULL : h;
+    }
+    if (hip_malloc)
+        return hip_malloc(&h, bytes) ? NULL : h;
+    return cu_alloc(&p, bytes) ? NULL : (long *)(uintptr_t)p;
+}
+
+static int dev_free(void *p) {
+    return ze_ctx ? ze_free(ze_ctx, p) : hip_malloc ? hip_free(p) : cu_free((unsigned long long)(uintptr_t)p);
+}
 
 static long val(int pe, int i, int salt) { return (long)pe * 1000003 + (long)i * 11 + salt; }
 
@@ -77,6 +79,39 @@ static void check_sym(const long *sym, int n, int from, int first, int salt, con
             FAIL("%s: element %d is %ld, expected %ld", what, i, back[i], val(from, first + i, salt));
             return;
         }
+}
+
+/* the HIP runtime the library loaded, if it is HIP's turn */
+static int find_hip(void) {
+    static const char *const names[] = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};
+    void *lib = NULL;
+    for (int i = 0; i < 3 && !lib; i++)
+        lib = dlopen(names[i], RTLD_NOW | RTLD_NOLOAD);
+    return lib && (hip_malloc = (int (*)(void **, size_t))dlsym(lib, "hipMalloc")) &&
+           (hip_free = (int (*)(void *))dlsym(lib, "hipFree")) &&
+           (hip_count = (int (*)(int *))dlsym(lib, "hipGetDeviceCount")) &&
+           (hip_get = (int (*)(int *))dlsym(lib, "hipGetDevice")) &&
+           (hip_set = (int (*)(int))dlsym(lib, "hipSetDevice"));
+}
+
+/* HIP: another device of the application's current on this thread (as after hipSetDevice): the library's copies
+ * still run on its own, and the application's device is current again afterwards */
+static void hip_other_device(long *dsym, long *loc, int right) {
+    int me = shmem_my_pe(), n = 0, ours = -1, cur = -1;
+    if (hip_count(&n) || n < 2 || hip_get(&ours)) {
+        printf("PE %d: one HIP device: another current device is not checked\n", me);
+        return;
+    }
+    int other = (ours + 1) % n;
+    CHECK(hip_set(other) == 0, "hipSetDevice to another device");
+    shmem_long_put(dsym + N, loc, N, me); /* a GPU-to-GPU copy (loc holds val(me, i, 3)) */
+    CHECK(hip_get(&cur) == 0 && cur == other, "the application's device is no longer current after a put");
+    shmem_long_get(loc + N / 2, dsym, N / 2, right);
+    CHECK(hip_get(&cur) == 0 && cur == other, "the application's device is no longer current after a get");
+    CHECK(hip_set(ours) == 0, "hipSetDevice back");
+    check_sym(dsym + N, N, me, 0, 3, "a put with another device current");
+    shmem_long_put(dsym + N, loc + N / 2, N / 2, me);
+    check_sym(dsym + N, N / 2, me, 0, 3, "a get with another device current");
 }
 
 /* the n longs of a local GPU buffer, through this PE's host symmetric object scr */
@@ -165,23 +200,20 @@ int main(void) {
     shmem_init_thread(SHMEM_THREAD_SINGLE | SHMEM_DEVICE_HOST_INIT, &provided);
     if (!(provided & SHMEM_DEVICE_HOST_INIT))
         return ftest_skip("no GPU support: SHMEM_DEVICE_HOST_INIT was not provided (shmem_info says why)");
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    void *lib = find_hip() ? NULL : dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     void *ctx = NULL;
-    if (!lib || !(cu_init = (int (*)(unsigned))dlsym(lib, "cuInit")) ||
-        !(cu_ctx_get = (int (*)(void **))dlsym(lib, "cuCtxGetCurrent")) ||
-        !(cu_alloc = (int (*)(unsigned long long *, size_t))dlsym(lib, "cuMemAlloc_v2")) ||
-        !(cu_free = (int (*)(unsigned long long))dlsym(lib, "cuMemFree_v2")) || cu_init(0) || cu_ctx_get(&ctx) || !ctx)
-        lib = NULL;
-    if (lib) {
-        dev_alloc = cu_dev_alloc;
-        dev_free = cu_dev_free;
-    } else if (!ze_setup()) {
-        dev_alloc = ze_dev_alloc;
-        dev_free = ze_dev_free;
-    } else {
+    if (!hip_malloc &&
+        (!lib || !(cu_init = (int (*)(unsigned))dlsym(lib, "cuInit")) ||
+         !(cu_ctx_get = (int (*)(void **))dlsym(lib, "cuCtxGetCurrent")) ||
+         !(cu_alloc = (int (*)(unsigned long long *, size_t))dlsym(lib, "cuMemAlloc_v2")) ||
+         !(cu_free = (int (*)(unsigned long long))dlsym(lib, "cuMemFree_v2")) || cu_init(0) || cu_ctx_get(&ctx) ||
+         !ctx) &&
+        !find_ze())
         return ftest_skip(
-            "no CUDA driver with a current context nor Level Zero loader in this process (emulated GPU?)");
-    }
+            "no CUDA driver with a current context (or HIP runtime, or Level Zero loader) in this process (emulated "
+            "GPU?)");
+    if (ze_ctx)
+        lib = NULL; /* no CUDA calls below */
     int me = shmem_my_pe(), n = shmem_n_pes(), right = (me + 1) % n, left = (me + n - 1) % n;
     static long host[N];
     long *sym = shmem_malloc(N * sizeof(long));       /* host symmetric */
@@ -240,7 +272,9 @@ int main(void) {
     int (*ctx_destroy)(void *) = lib ? (int (*)(void *))dlsym(lib, "cuCtxDestroy_v2") : NULL;
     int (*ctx_set)(void *) = lib ? (int (*)(void *))dlsym(lib, "cuCtxSetCurrent") : NULL;
     void *other = NULL, *cur = NULL;
-    if (ctx_create && ctx_destroy && ctx_set && ctx_create(&other, 0, 0) == 0 && other) {
+    if (hip_malloc) {
+        hip_other_device(dsym, loc, right);
+    } else if (ctx_create && ctx_destroy && ctx_set && ctx_create(&other, 0, 0) == 0 && other) {
         shmem_long_put(dsym + N, loc, N, me); /* a GPU-to-GPU copy (loc holds val(me, i, 3)) */
         CHECK(cu_ctx_get(&cur) == 0 && cur == other, "the application's context is no longer current after a put");
         shmem_long_get(loc + N / 2, dsym, N / 2, right);
@@ -252,15 +286,15 @@ int main(void) {
         check_sym(dsym + N, N / 2, me, 0, 3, "a get under another context of the application's");
         ctx_destroy(other);
         CHECK(ctx_set(ctx) == 0, "cuCtxSetCurrent back to the first context");
-    } else if (lib) {
+    } else if (!ze_ctx) {
         printf("PE %d: no second context (cuCtxCreate_v2): that part is not checked\n", me);
     }
     shmem_barrier_all();
 
     /* a local buffer freed, and another allocated (maybe at the same address): the kind cache must not go stale */
-    CHECK(dev_free(loc) == 0, "freeing the local GPU buffer");
+    CHECK(dev_free(loc) == 0, "cuMemFree, hipFree or zeMemFree");
     long *loc2 = dev_alloc(2 * N * sizeof(long));
-    REQUIRE(loc2, "allocating a second local GPU buffer");
+    REQUIRE(loc2, "cuMemAlloc of a second buffer");
     shmem_long_get(loc2 + N, dsym, N, right);
     shmem_long_put(dsym + N, loc2 + N, N, me);
     check_sym(dsym + N, N, me, 0, 3, "a second local GPU buffer (after a free)");

@@ -2,7 +2,14 @@
  * or IPC-mapped), and the element-wise reduction step acc[i] = acc[i] OP in[i] of collectives on GPU memory. Built
  * to PTX at build time (with -fmad=false, so float results match the host's reduction bit for bit) and embedded in
  * the library, loaded through the driver at run time, so the library links against no CUDA library. Op codes are
- * gtl_cuda.c's; reduction kernels are named gshmemi_red_<op>_<type> as gtl_cuda.c looks them up. */
+ * gtl_cuda.c's; reduction kernels are named gshmemi_red_<op>_<type> as gtl_cuda.c looks them up. The same source is
+ * compiled by hipcc into AMD code objects for gtl_hip.c (HIP has the same atomics and fences; the few differences
+ * are the macros below). */
+#if defined(__HIP__) || defined(__HIPCC__)
+#include <hip/hip_runtime.h>
+/* kernel arguments live in the read-only kernarg segment on AMD GPUs: read in place already */
+#define __grid_constant__
+#endif
 
 template <typename T> __device__ T do_amo(T *p, int op, T v, T c) {
     switch (op) {

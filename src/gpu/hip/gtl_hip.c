@@ -1,13 +1,551 @@
-/* gtl_hip.c - placeholder for the hip backend of the GPU transport layer while it is written: init says so.
- * (Replaced by the real backend before this lands.) */
+/* gtl_hip.c - the HIP (AMD GPU) backend of the GPU transport layer. It loads the HIP runtime (libamdhip64) at run
+ * time through one list of symbols, so one build of gshmem runs with or without an AMD GPU and needs no ROCm headers.
+ */
+#include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "gpu/gtl.h"
+#include "gpu/gtl_kernels.h"
+#include "state.h"
 
-static int hip_init(int local_rank, int nlocal, char *desc, size_t desclen, char *why, size_t whylen) {
-    (void)local_rank, (void)nlocal, (void)desc, (void)desclen;
-    snprintf(why, whylen, "the hip backend is not built yet");
-    return -1;
+/* The few runtime API types used, declared here so the build needs no HIP headers (values from ROCm 5.2's
+ * hip_runtime_api.h; hipDeviceAttribute_t is numbered stably since ROCm 5.0, error codes repeat CUDA's). */
+typedef int hipError_t;
+typedef int hipDevice_t;
+typedef void *hipStream_t, *hipEvent_t, *hipModule_t, *hipFunction_t;
+typedef struct {
+    char reserved[64];
+} hipIpcMemHandle_t;
+/* hipPointerAttribute_t (the same layout in ROCm 5 and 6; room to spare in case a later one grows) */
+typedef struct {
+    int memoryType;
+    int device;
+    void *devicePointer, *hostPointer;
+    int isManaged;
+    unsigned allocationFlags;
+    char spare[64];
+} hipPointerAttribute_t;
+#define hipSuccess 0
+#define hipErrorNotReady 600
+#define hipMemcpyDefault 4
+#define hipStreamNonBlocking 1
+#define hipEventDisableTiming 2
+#define hipIpcMemLazyEnablePeerAccess 0
+#define hipHostMallocPortable 1
+#define hipHostMallocMapped 2
+#define hipHostRegisterPortable 1
+#define hipHostRegisterMapped 2
+#define hipDeviceAttributeIntegrated 16
+#define hipDeviceAttributePageableMemoryAccess 65
+/* hipMemoryTypeDevice: 1 up to ROCm 5, 2 from ROCm 6 (which put hipMemoryTypeUnregistered first) */
+#define HIP_MEMTYPE_DEVICE(version) ((version) >= 60000000 ? 2 : 1)
+
+/* name in the runtime, parameter list, our field (every entry point returns hipError_t, but hipGetErrorString) */
+#define HIP_SYMBOLS(X)                                                                                                 \
+    X("hipInit", (unsigned), init)                                                                                     \
+    X("hipRuntimeGetVersion", (int *), runtime_version)                                                                \
+    X("hipGetDeviceCount", (int *), device_count)                                                                      \
+    X("hipGetDevice", (int *), get_device)                                                                             \
+    X("hipSetDevice", (int), set_device)                                                                               \
+    X("hipDeviceGetPCIBusId", (char *, int, int), device_busid)                                                        \
+    X("hipDeviceGetName", (char *, int, hipDevice_t), device_name)                                                     \
+    X("hipDeviceTotalMem", (size_t *, hipDevice_t), device_mem)                                                        \
+    X("hipDeviceGetAttribute", (int *, int, int), device_attr)                                                         \
+    X("hipStreamCreateWithFlags", (hipStream_t *, unsigned), stream_create)                                            \
+    X("hipStreamDestroy", (hipStream_t), stream_destroy)                                                               \
+    X("hipStreamSynchronize", (hipStream_t), stream_sync)                                                              \
+    X("hipEventCreateWithFlags", (hipEvent_t *, unsigned), event_create)                                               \
+    X("hipEventDestroy", (hipEvent_t), event_destroy)                                                                  \
+    X("hipEventRecord", (hipEvent_t, hipStream_t), event_record)                                                       \
+    X("hipEventQuery", (hipEvent_t), event_query)                                                                      \
+    X("hipEventSynchronize", (hipEvent_t), event_sync)                                                                 \
+    X("hipMalloc", (void **, size_t), mem_alloc)                                                                       \
+    X("hipFree", (void *), mem_free)                                                                                   \
+    X("hipHostMalloc", (void **, size_t, unsigned), host_alloc)                                                        \
+    X("hipHostFree", (void *), host_free)                                                                              \
+    X("hipHostRegister", (void *, size_t, unsigned), host_register)                                                    \
+    X("hipHostUnregister", (void *), host_unregister)                                                                  \
+    X("hipMemcpyAsync", (void *, const void *, size_t, int, hipStream_t), memcpy_async)                                \
+    X("hipMemcpy2DAsync", (void *, size_t, const void *, size_t, size_t, size_t, int, hipStream_t), memcpy2d_async)    \
+    X("hipMemsetAsync", (void *, int, size_t, hipStream_t), memset_async)                                              \
+    X("hipPointerGetAttributes", (hipPointerAttribute_t *, const void *), ptr_attrs)                                   \
+    X("hipMemGetAddressRange", (void **, size_t *, void *), addr_range)                                                \
+    X("hipIpcGetMemHandle", (hipIpcMemHandle_t *, void *), ipc_get)                                                    \
+    X("hipIpcOpenMemHandle", (void **, hipIpcMemHandle_t, unsigned), ipc_open)                                         \
+    X("hipIpcCloseMemHandle", (void *), ipc_close)                                                                     \
+    X("hipModuleLoadData", (hipModule_t *, const void *), module_load)                                                 \
+    X("hipModuleUnload", (hipModule_t), module_unload)                                                                 \
+    X("hipModuleGetFunction", (hipFunction_t *, hipModule_t, const char *), module_function)                           \
+    X("hipModuleLaunchKernel",                                                                                         \
+      (hipFunction_t, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, hipStream_t, void **,      \
+       void **),                                                                                                       \
+      launch)
+
+static struct {
+#define X(sym, args, field) hipError_t(*field) args;
+    HIP_SYMBOLS(X)
+#undef X
+    const char *(*error_string)(hipError_t);
+} hip;
+
+static void *lib;
+static int dev, ndev, version, memtype_device, is_coherent;
+static hipStream_t stream;
+static int stream_lock; /* one copy at a time on the library's stream */
+/* Pipelines' copies (copy_start) go on a stream of their own, so a synchronous copy never waits for them; each is
+ * followed by an event from a pool (under stream_lock). */
+static hipStream_t astream;
+#define EV_POOL 64
+static hipEvent_t ev_free[EV_POOL];
+static int ev_nfree;
+static hipModule_t mod;
+static hipFunction_t amo_fn[2];
+static hipFunction_t red_fn[SHMEMI_OP_PROD + 1][GTLK_NONE];
+static unsigned long long *amo_out; /* pinned, mapped: where the atomic kernel leaves the old value */
+static char nokern[200];            /* why there are no kernels ("" when there are) */
+
+#ifdef GSHMEM_HAVE_HIP_KERNELS
+#include "kernels_hip.h" /* generated: gshmemi_kernels_hip[], a bundle of code objects for GSHMEM_HIP_ARCHS_STR */
+#endif
+
+static const char *errstr(hipError_t r) {
+    const char *s = hip.error_string ? hip.error_string(r) : NULL;
+    return s ? s : "unknown HIP error";
 }
 
-const struct gtl_backend shmemi_gtl_hip = {.name = "hip", .init = hip_init};
+/* The current device is per thread in the runtime, and the application may make another one current (hipSetDevice)
+ * between our calls. Each entry point makes ours current if it is not, and puts the application's back on the way
+ * out (ENTRY below), so the application's later calls on that thread still reach its own device. */
+static __thread int displaced = -1;
+static int use_dev(void) {
+    int cur = -1;
+    if (SHMEMI_LIKELY(hip.get_device(&cur) == hipSuccess && cur == dev))
+        return 0;
+    if (hip.set_device(dev) != hipSuccess)
+        return -1;
+    displaced = cur;
+    return 0;
+}
+static void done_dev(void) {
+    if (SHMEMI_UNLIKELY(displaced >= 0)) {
+        hip.set_device(displaced);
+        displaced = -1;
+    }
+}
+
+/* held across a stream synchronization, which may last milliseconds: a waiting thread yields after a short spin */
+static void lock(void) { shmemi_spin_lock(&stream_lock); }
+static void unlock(void) { shmemi_spin_unlock(&stream_lock); }
+
+static void unload(void) {
+    if (lib)
+        dlclose(lib);
+    lib = NULL;
+    memset(&hip, 0, sizeof hip);
+}
+
+/* Device ordinal for this PE when the application chose none. The runtime has no "no device yet": every thread
+ * starts on device 0, so a current device other than 0 is the application's choice, and 0 is taken as none (an
+ * application that chose 0 on purpose and gets another device still works, through peer access). */
+#define MAX_PICK 64
+static int pick(int n, int local_rank, int nlocal) {
+    int cur = 0;
+    if (hip.get_device(&cur) == hipSuccess && cur > 0 && cur < n)
+        return cur;
+    char ids[MAX_PICK][32];
+    const char *busid[MAX_PICK];
+    int m = n < MAX_PICK ? n : MAX_PICK;
+    for (int i = 0; i < m; i++) {
+        busid[i] = NULL;
+        if (hip.device_busid(ids[i], (int)sizeof ids[i], i) != hipSuccess)
+            continue;
+        for (char *c = ids[i]; *c; c++) /* the topology code takes lower-case hex */
+            if (*c >= 'A' && *c <= 'F')
+                *c = (char)(*c - 'A' + 'a');
+        busid[i] = ids[i];
+    }
+    int k = shmemi_gtl_pick_device(m, busid, local_rank, nlocal);
+    return k >= 0 && k < m ? k : local_rank % n;
+}
+
+/* The embedded code objects (one per architecture, bundled): the runtime takes the one for this GPU. Without one,
+ * nokern says why; atomics on device memory then fail naming the fix, and reductions run on the host. */
+static void load_kernels(void) {
+    mod = NULL;
+#ifdef GSHMEM_HAVE_HIP_KERNELS
+    hipError_t r;
+    const char *step = "hipModuleLoadData";
+    if ((r = hip.module_load(&mod, gshmemi_kernels_hip)) != hipSuccess) {
+        snprintf(nokern, sizeof nokern,
+                 "no embedded code object fits this GPU (kernels built for " GSHMEM_HIP_ARCHS_STR
+                 "; hipModuleLoadData: %s)",
+                 errstr(r));
+        mod = NULL;
+    } else if ((step = "hipModuleGetFunction", r = hip.module_function(&amo_fn[0], mod, "gshmemi_amo32")) !=
+                   hipSuccess ||
+               (r = hip.module_function(&amo_fn[1], mod, "gshmemi_amo64")) != hipSuccess ||
+               (step = "hipHostMalloc",
+                r = hip.host_alloc((void **)&amo_out, 64, hipHostMallocPortable | hipHostMallocMapped)) != hipSuccess) {
+        snprintf(nokern, sizeof nokern, "the embedded kernels do not load (%s: %s)", step, errstr(r));
+        hip.module_unload(mod);
+        mod = NULL;
+        amo_fn[0] = amo_fn[1] = NULL;
+    }
+#else
+    snprintf(nokern, sizeof nokern, "built without hipcc");
+#endif
+    if (!mod)
+        shmemi_debug("HIP: no atomic or reduction kernels: %s", nokern);
+}
+
+static int hip_init(int local_rank, int nlocal, char *desc, size_t desclen, char *why, size_t whylen) {
+    static const char *const names[] = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"};
+    const char *err = "";
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !lib; i++)
+        if (!(lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL)) && i == 0)
+            err = dlerror();
+    if (!lib) {
+        snprintf(why, whylen, "no HIP runtime (libamdhip64.so cannot be loaded: %s)", err);
+        return -1;
+    }
+#define X(sym, args, field)                                                                                            \
+    if (!(*(void **)&hip.field = dlsym(lib, sym))) {                                                                   \
+        snprintf(why, whylen, "the HIP runtime lacks %s (too old?)", sym);                                             \
+        unload();                                                                                                      \
+        return -1;                                                                                                     \
+    }
+    HIP_SYMBOLS(X)
+#undef X
+    if (!(*(void **)&hip.error_string = dlsym(lib, "hipGetErrorString"))) {
+        snprintf(why, whylen, "the HIP runtime lacks hipGetErrorString (too old?)");
+        unload();
+        return -1;
+    }
+    const char *step = "hipInit";
+    hipError_t r = hip.init(0);
+    int n = 0;
+    if (r == hipSuccess)
+        step = "hipGetDeviceCount", r = hip.device_count(&n);
+    if (r != hipSuccess || n == 0) {
+        /* the runtime reaches AMD GPUs through the amdgpu kernel driver's /dev/kfd: say when that is missing */
+        snprintf(why, whylen, "the HIP runtime sees no AMD GPU (%s: %s%s)", step,
+                 r != hipSuccess ? errstr(r) : "0 devices",
+                 access("/dev/kfd", R_OK | W_OK) ? "; no /dev/kfd: no amdgpu driver" : "");
+        unload();
+        return -1;
+    }
+    ndev = n;
+    hip.runtime_version(&version);
+    memtype_device = HIP_MEMTYPE_DEVICE(version);
+    dev = pick(n, local_rank, nlocal);
+    displaced = -1;
+    if ((r = hip.set_device(dev)) != hipSuccess ||
+        (r = hip.stream_create(&stream, hipStreamNonBlocking)) != hipSuccess ||
+        (r = hip.stream_create(&astream, hipStreamNonBlocking)) != hipSuccess) {
+        snprintf(why, whylen, "cannot %s: %s", stream ? "create a stream" : "open the device", errstr(r));
+        if (stream)
+            hip.stream_destroy(stream);
+        stream = astream = NULL;
+        unload();
+        return -1;
+    }
+    /* An APU whose GPU uses the CPU's page tables (MI300A): the CPU reaches device memory at the same addresses,
+     * coherently. A discrete GPU, or an integrated one that cannot say so, takes the copy engine (always correct). */
+    int integrated = 0, pageable = 0;
+    is_coherent = hip.device_attr(&integrated, hipDeviceAttributeIntegrated, dev) == hipSuccess && integrated &&
+                  hip.device_attr(&pageable, hipDeviceAttributePageableMemoryAccess, dev) == hipSuccess && pageable;
+    nokern[0] = 0;
+    load_kernels();
+    char name[128] = "?";
+    size_t mem = 0;
+    hip.device_name(name, sizeof name, dev);
+    hip.device_mem(&mem, dev);
+    snprintf(desc, desclen, "%s (device %d of %d, %zu GiB), HIP runtime %d.%d, shared by %d PE%s of this node%s%s%s",
+             name, dev, n, mem >> 30, version / 10000000, version / 100000 % 100, nlocal, nlocal == 1 ? "" : "s",
+             is_coherent ? "; coherent with the CPU (APU)" : "",
+             mod ? "" : "; no atomic or reduction kernels: ", mod ? "" : nokern);
+    return 0;
+}
+
+static void hip_fini(void) {
+    if (!lib)
+        return;
+    use_dev();
+    hip.stream_destroy(stream);
+    hip.stream_destroy(astream);
+    stream = astream = NULL;
+    while (ev_nfree)
+        hip.event_destroy(ev_free[--ev_nfree]);
+    if (amo_out)
+        hip.host_free(amo_out);
+    amo_out = NULL;
+    amo_fn[0] = amo_fn[1] = NULL;
+    memset(red_fn, 0, sizeof red_fn);
+    if (mod)
+        hip.module_unload(mod);
+    mod = NULL;
+    /* the runtime stays loaded: unloading it under an application's live HIP runtime is not safe */
+}
+
+static int hip_alloc(size_t size, void **ptr) { return use_dev() || hip.mem_alloc(ptr, size) != hipSuccess ? -1 : 0; }
+
+static void hip_free(void *ptr, size_t size) {
+    (void)size;
+    if (!use_dev())
+        hip.mem_free(ptr);
+}
+
+static int hip_query(const void *p, uintptr_t *base, size_t *size) {
+    hipPointerAttribute_t a;
+    memset(&a, 0, sizeof a);
+    /* unknown memory is an error up to ROCm 5 and hipMemoryTypeUnregistered from ROCm 6: host memory either way */
+    if (use_dev() || hip.ptr_attrs(&a, p) != hipSuccess || a.memoryType != memtype_device)
+        return GTL_MEM_HOST;
+    void *b = NULL;
+    size_t s = 0;
+    if (hip.addr_range(&b, &s, (void *)(uintptr_t)p) == hipSuccess) {
+        *base = (uintptr_t)b;
+        *size = s;
+    }
+    return GTL_MEM_DEVICE;
+}
+
+static int hip_ipc_export(void *base, size_t size, struct gtl_ipc *h) {
+    (void)size;
+    hipIpcMemHandle_t m;
+    if (use_dev() || hip.ipc_get(&m, base) != hipSuccess)
+        return -1;
+    memcpy(h->bytes, &m, sizeof m);
+    return 0;
+}
+
+static int hip_ipc_import(const struct gtl_ipc *h, size_t size, void **ptr) {
+    (void)size;
+    hipIpcMemHandle_t m;
+    memcpy(&m, h->bytes, sizeof m);
+    return use_dev() || hip.ipc_open(ptr, m, hipIpcMemLazyEnablePeerAccess) != hipSuccess ? -1 : 0;
+}
+
+static void hip_ipc_close(void *ptr, size_t size) {
+    (void)size;
+    if (!use_dev())
+        hip.ipc_close(ptr);
+}
+
+static void hip_ipc_done(void *base) { (void)base; }
+
+/* Copies go on the library's own stream and are waited for: OpenSHMEM's blocking routines promise the source is
+ * reusable and (for gets) the data there when they return. */
+static int hip_copy(void *dst, const void *src, size_t n) {
+    if (use_dev())
+        return -1;
+    lock();
+    hipError_t r = hip.memcpy_async(dst, src, n, hipMemcpyDefault, stream);
+    if (r == hipSuccess)
+        r = hip.stream_sync(stream);
+    unlock();
+    return r == hipSuccess ? 0 : -1;
+}
+
+static int hip_copy_start(void *dst, const void *src, size_t n, void **ticket) {
+    if (use_dev())
+        return -1;
+    lock();
+    hipEvent_t ev = ev_nfree ? ev_free[--ev_nfree] : NULL;
+    hipError_t r = ev ? hipSuccess : hip.event_create(&ev, hipEventDisableTiming);
+    if (r == hipSuccess)
+        r = hip.memcpy_async(dst, src, n, hipMemcpyDefault, astream);
+    if (r == hipSuccess)
+        r = hip.event_record(ev, astream);
+    if (r != hipSuccess && ev)
+        hip.event_destroy(ev);
+    unlock();
+    if (r != hipSuccess)
+        return -1;
+    *ticket = ev;
+    return 0;
+}
+
+static int hip_copy_end(void *ticket, int wait) {
+    if (use_dev())
+        return -1;
+    hipError_t r = wait ? hip.event_sync(ticket) : hip.event_query(ticket);
+    if (r == hipErrorNotReady)
+        return 1;
+    lock();
+    if (ev_nfree < EV_POOL && r == hipSuccess) /* an event that failed is not used again */
+        ev_free[ev_nfree++] = ticket;
+    else
+        hip.event_destroy(ticket);
+    unlock();
+    return r == hipSuccess ? 0 : -1;
+}
+
+static int hip_memset(void *dst, int byte, size_t n) {
+    if (use_dev())
+        return -1;
+    lock();
+    hipError_t r = hip.memset_async(dst, byte, n, stream);
+    if (r == hipSuccess)
+        r = hip.stream_sync(stream);
+    unlock();
+    return r == hipSuccess ? 0 : -1;
+}
+
+static int hip_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height) {
+    if (use_dev())
+        return -1;
+    lock();
+    hipError_t r = hip.memcpy2d_async(dst, dpitch, src, spitch, width, height, hipMemcpyDefault, stream);
+    if (r == hipSuccess)
+        r = hip.stream_sync(stream);
+    unlock();
+    return r == hipSuccess ? 0 : -1;
+}
+
+static int hip_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, uint64_t *old) {
+    hipFunction_t f = amo_fn[size == 8];
+    if (!f) /* every caller would end the job with a less helpful message */
+        shmemi_fatal("shmem atomic on AMD GPU memory",
+                     "this needs gshmem's HIP kernels, and there are none for this GPU (%s): rebuild gshmem with "
+                     "hipcc, naming this GPU's architecture (rocminfo's gfx name) in GSHMEM_HIP_ARCHS, or keep the "
+                     "objects of atomics in host memory",
+                     nokern);
+    if (use_dev())
+        return -1;
+    if (op == SHMEMI_AMO_INC || op == SHMEMI_AMO_FETCH_INC)
+        value = 1;
+    int k = gtlk_amo_code(op);
+    unsigned v32 = (unsigned)value, c32 = (unsigned)cond;
+    void *pp = p;
+    unsigned long long *out = amo_out;
+    void *args64[] = {&pp, &k, &value, &cond, &out};
+    void *args32[] = {&pp, &k, &v32, &c32, &out};
+    lock();
+    hipError_t r = hip.launch(f, 1, 1, 1, 1, 1, 1, 0, stream, size == 8 ? args64 : args32, NULL);
+    if (r == hipSuccess)
+        r = hip.stream_sync(stream);
+    uint64_t v = *(volatile unsigned long long *)amo_out;
+    unlock();
+    if (r != hipSuccess)
+        return -1;
+    *old = size == 8 ? v : (uint32_t)v;
+    return 0;
+}
+
+static int hip_reduce(int op, int dt, void *acc, const void *in, size_t count) {
+    int t = gtlk_type(op, dt);
+    char name[64];
+    if (!mod || gtlk_red_name(op, t, name, sizeof name) || use_dev())
+        return -1;
+    hipFunction_t *f = &red_fn[op][t];
+    if (!*f && hip.module_function(f, mod, name) != hipSuccess) {
+        *f = NULL;
+        return -1;
+    }
+    if (!count)
+        return 0; /* the caller asked whether there is a kernel */
+    unsigned long long n = count;
+    unsigned threads = 256, blocks = (unsigned)((count + threads - 1) / threads);
+    if (blocks > 4096)
+        blocks = 4096; /* the kernel strides over the rest */
+    void *a = acc, *b = (void *)(uintptr_t)in, *args[] = {&a, &b, &n};
+    lock();
+    hipError_t r = hip.launch(*f, blocks, 1, 1, threads, 1, 1, 0, stream, args, NULL);
+    if (r == hipSuccess)
+        r = hip.stream_sync(stream);
+    unlock();
+    return r == hipSuccess ? 0 : 1;
+}
+
+/* Pinned for every device (portable) and mapped, so the application's own copies and kernels reach it too. */
+static int hip_host_register(void *p, size_t size) {
+    return use_dev() || hip.host_register(p, size, hipHostRegisterPortable | hipHostRegisterMapped) != hipSuccess ? -1
+                                                                                                                  : 0;
+}
+
+static int hip_host_unregister(void *p) { return use_dev() || hip.host_unregister(p) != hipSuccess ? -1 : 0; }
+
+static int hip_host_alloc_sz(size_t size, void **ptr) {
+    if (use_dev() || hip.host_alloc(ptr, size, hipHostMallocPortable | hipHostMallocMapped) != hipSuccess)
+        return -1;
+    memset(*ptr, 0, size);
+    return 0;
+}
+
+static void hip_host_free(void *ptr) {
+    if (!use_dev())
+        hip.host_free(ptr);
+}
+
+static int hip_net_addr(void *base, void **addr, int *device) {
+    *addr = base;
+    *device = dev;
+    return 0;
+}
+
+static int hip_coherent(void) { return is_coherent; }
+
+/* every entry point that may make our device current puts back the one it displaced (see use_dev) */
+#define ENTRY(ret, name, params, args)                                                                                 \
+    static ret name##_e params {                                                                                       \
+        ret r = name args;                                                                                             \
+        done_dev();                                                                                                    \
+        return r;                                                                                                      \
+    }
+#define ENTRY_VOID(name, params, args)                                                                                 \
+    static void name##_e params {                                                                                      \
+        name args;                                                                                                     \
+        done_dev();                                                                                                    \
+    }
+ENTRY_VOID(hip_fini, (void), ())
+ENTRY(int, hip_alloc, (size_t size, void **ptr), (size, ptr))
+ENTRY_VOID(hip_free, (void *ptr, size_t size), (ptr, size))
+ENTRY(int, hip_query, (const void *p, uintptr_t *base, size_t *size), (p, base, size))
+ENTRY(int, hip_ipc_export, (void *base, size_t size, struct gtl_ipc *h), (base, size, h))
+ENTRY(int, hip_ipc_import, (const struct gtl_ipc *h, size_t size, void **ptr), (h, size, ptr))
+ENTRY_VOID(hip_ipc_close, (void *ptr, size_t size), (ptr, size))
+ENTRY(int, hip_copy, (void *dst, const void *src, size_t n), (dst, src, n))
+ENTRY(int, hip_copy_start, (void *dst, const void *src, size_t n, void **ticket), (dst, src, n, ticket))
+ENTRY(int, hip_copy_end, (void *ticket, int wait), (ticket, wait))
+ENTRY(int, hip_memset, (void *dst, int byte, size_t n), (dst, byte, n))
+ENTRY(int, hip_amo, (void *p, int op, uint64_t value, uint64_t cond, size_t size, uint64_t *old),
+      (p, op, value, cond, size, old))
+ENTRY(int, hip_copy2d, (void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height),
+      (dst, dpitch, src, spitch, width, height))
+ENTRY(int, hip_reduce, (int op, int dt, void *acc, const void *in, size_t count), (op, dt, acc, in, count))
+ENTRY(int, hip_host_register, (void *p, size_t size), (p, size))
+ENTRY(int, hip_host_unregister, (void *p), (p))
+ENTRY(int, hip_host_alloc_sz, (size_t size, void **ptr), (size, ptr))
+ENTRY_VOID(hip_host_free, (void *ptr), (ptr))
+
+/* hip_init makes the chosen device current in the initializing thread and leaves it so (as the CUDA backend leaves
+ * its context): a program that set none expects the device gshmem opened. */
+const struct gtl_backend shmemi_gtl_hip = {
+    .name = "hip",
+    .net_iface = 2, /* FI_HMEM_ROCR */
+    .init = hip_init,
+    .fini = hip_fini_e,
+    .alloc = hip_alloc_e,
+    .free = hip_free_e,
+    .query = hip_query_e,
+    .ipc_export = hip_ipc_export_e,
+    .ipc_import = hip_ipc_import_e,
+    .ipc_close = hip_ipc_close_e,
+    .ipc_done = hip_ipc_done,
+    .copy = hip_copy_e,
+    .copy_start = hip_copy_start_e,
+    .copy_end = hip_copy_end_e,
+    .memset = hip_memset_e,
+    .amo = hip_amo_e,
+    .copy2d = hip_copy2d_e,
+    .reduce = hip_reduce_e,
+    .net_addr = hip_net_addr,
+    .host_register = hip_host_register_e,
+    .host_unregister = hip_host_unregister_e,
+    .host_alloc = hip_host_alloc_sz_e,
+    .host_free = hip_host_free_e,
+    .coherent = hip_coherent,
+};
