@@ -16,9 +16,10 @@ command -v clang >/dev/null || need+=(clang)
 # libFuzzer for scripts/fuzz.sh (libclang-rt-14-dev); hipcc (ROCm 5.2) to check the device headers build for AMD;
 # hwloc.h for the node topology (GPU/NIC affinity, oshrun --map-by numa/gpu; libhwloc is loaded at run time)
 # GCC's OpenMP offload to NVIDIA GPUs (gcc-offload-nvptx) for the OpenMP examples, tests and workloads (docs/omp.md)
+# llvm-spirv-14 (with clang-14) builds the Level Zero backend's kernels to SPIR-V, which the zefake_* tests run
 for pkg in libpmix-dev openmpi-bin libopenmpi-dev slurm-wlm munge libfabric-dev libfabric-bin iproute2 \
   libfftw3-dev libfftw3-mpi-dev libopenblas-dev \
-  libclang-rt-14-dev hipcc libhwloc-dev gcc-offload-nvptx; do
+  libclang-rt-14-dev hipcc libhwloc-dev gcc-offload-nvptx llvm-spirv-14; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

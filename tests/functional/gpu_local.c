@@ -4,8 +4,10 @@
  * buffer freed and allocated again. Also the HPE paper's example: host and GPU sources put into one GPU-heap
  * destination; strided RMA, put-with-signal and the fetch results of nonblocking AMOs with local GPU buffers; calls
  * made while another context of the application's is current (HIP: another device, where there are two). Checked
- * through gets into host memory. Skips (77) without GPU support or without a CUDA driver or HIP runtime in the process
- * (the emulated GPU has no local buffers); CI runs it on tests/fakecuda and tests/fakehip. */
+ * through gets into host memory. Skips (77) without GPU support or without a CUDA driver, HIP runtime or Level Zero
+ * loader in the process (the emulated GPU has no local buffers); CI runs it on tests/fakecuda, tests/fakehip and
+ * tests/fakeze (Level Zero: zeMemAllocDevice in a context of the application's own; the part about current
+ * contexts does not apply). */
 #include <dlfcn.h>
 #include <shmemg.h>
 #include <stdint.h>
@@ -19,15 +21,52 @@ static int (*cu_alloc)(unsigned long long *, size_t);
 static int (*cu_free)(unsigned long long);
 static int (*hip_malloc)(void **, size_t), (*hip_free)(void *), (*hip_count)(int *), (*hip_get)(int *), (*hip_set)(int);
 
+/* Level Zero: the application's own context on the first GPU of the first driver */
+static void *ze_ctx, *ze_dev;
+static int (*ze_alloc)(void *, const void *, size_t, size_t, void *, void **), (*ze_free)(void *, void *);
+static int find_ze(void) {
+    void *lib = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_NOLOAD);
+    int (*init)(unsigned) = lib ? (int (*)(unsigned))dlsym(lib, "zeInit") : NULL;
+    int (*drivers)(unsigned *, void **) = lib ? (int (*)(unsigned *, void **))dlsym(lib, "zeDriverGet") : NULL;
+    int (*devices)(void *, unsigned *, void **) =
+        lib ? (int (*)(void *, unsigned *, void **))dlsym(lib, "zeDeviceGet") : NULL;
+    int (*ctx_create)(void *, const void *, void **) =
+        lib ? (int (*)(void *, const void *, void **))dlsym(lib, "zeContextCreate") : NULL;
+    ze_alloc =
+        lib ? (int (*)(void *, const void *, size_t, size_t, void *, void **))dlsym(lib, "zeMemAllocDevice") : NULL;
+    ze_free = lib ? (int (*)(void *, void *))dlsym(lib, "zeMemFree") : NULL;
+    struct {
+        int stype;
+        const void *next;
+        unsigned flags;
+    } cd = {0xd, NULL, 0}; /* ZE_STRUCTURE_TYPE_CONTEXT_DESC */
+    void *drv = NULL;
+    unsigned one = 1;
+    if (!init || !drivers || !devices || !ctx_create || !ze_alloc || !ze_free || init(1) || drivers(&one, &drv) ||
+        !drv || (one = 1, devices(drv, &one, &ze_dev)) || !ze_dev || ctx_create(drv, &cd, &ze_ctx))
+        ze_ctx = NULL;
+    return ze_ctx != NULL;
+}
+
 static long *dev_alloc(size_t bytes) {
     unsigned long long p = 0;
     void *h = NULL;
+    if (ze_ctx) {
+        struct {
+            int stype;
+            const void *next;
+            unsigned flags, ordinal;
+        } desc = {0x15, NULL, 0, 0}; /* ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC */
+        return ze_alloc(ze_ctx, &desc, bytes, 0, ze_dev, &h) ? NULL : h;
+    }
     if (hip_malloc)
         return hip_malloc(&h, bytes) ? NULL : h;
     return cu_alloc(&p, bytes) ? NULL : (long *)(uintptr_t)p;
 }
 
-static int dev_free(void *p) { return hip_malloc ? hip_free(p) : cu_free((unsigned long long)(uintptr_t)p); }
+static int dev_free(void *p) {
+    return ze_ctx ? ze_free(ze_ctx, p) : hip_malloc ? hip_free(p) : cu_free((unsigned long long)(uintptr_t)p);
+}
 
 static long val(int pe, int i, int salt) { return (long)pe * 1000003 + (long)i * 11 + salt; }
 
@@ -163,12 +202,18 @@ int main(void) {
         return ftest_skip("no GPU support: SHMEM_DEVICE_HOST_INIT was not provided (shmem_info says why)");
     void *lib = find_hip() ? NULL : dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     void *ctx = NULL;
-    if (!hip_malloc && (!lib || !(cu_init = (int (*)(unsigned))dlsym(lib, "cuInit")) ||
-                        !(cu_ctx_get = (int (*)(void **))dlsym(lib, "cuCtxGetCurrent")) ||
-                        !(cu_alloc = (int (*)(unsigned long long *, size_t))dlsym(lib, "cuMemAlloc_v2")) ||
-                        !(cu_free = (int (*)(unsigned long long))dlsym(lib, "cuMemFree_v2")) || cu_init(0) ||
-                        cu_ctx_get(&ctx) || !ctx))
-        return ftest_skip("no CUDA driver with a current context (or HIP runtime) in this process (emulated GPU?)");
+    if (!hip_malloc &&
+        (!lib || !(cu_init = (int (*)(unsigned))dlsym(lib, "cuInit")) ||
+         !(cu_ctx_get = (int (*)(void **))dlsym(lib, "cuCtxGetCurrent")) ||
+         !(cu_alloc = (int (*)(unsigned long long *, size_t))dlsym(lib, "cuMemAlloc_v2")) ||
+         !(cu_free = (int (*)(unsigned long long))dlsym(lib, "cuMemFree_v2")) || cu_init(0) || cu_ctx_get(&ctx) ||
+         !ctx) &&
+        !find_ze())
+        return ftest_skip(
+            "no CUDA driver with a current context (or HIP runtime, or Level Zero loader) in this process (emulated "
+            "GPU?)");
+    if (ze_ctx)
+        lib = NULL; /* no CUDA calls below */
     int me = shmem_my_pe(), n = shmem_n_pes(), right = (me + 1) % n, left = (me + n - 1) % n;
     static long host[N];
     long *sym = shmem_malloc(N * sizeof(long));       /* host symmetric */
@@ -241,13 +286,13 @@ int main(void) {
         check_sym(dsym + N, N / 2, me, 0, 3, "a get under another context of the application's");
         ctx_destroy(other);
         CHECK(ctx_set(ctx) == 0, "cuCtxSetCurrent back to the first context");
-    } else {
+    } else if (!ze_ctx) {
         printf("PE %d: no second context (cuCtxCreate_v2): that part is not checked\n", me);
     }
     shmem_barrier_all();
 
     /* a local buffer freed, and another allocated (maybe at the same address): the kind cache must not go stale */
-    CHECK(dev_free(loc) == 0, "cuMemFree or hipFree");
+    CHECK(dev_free(loc) == 0, "cuMemFree, hipFree or zeMemFree");
     long *loc2 = dev_alloc(2 * N * sizeof(long));
     REQUIRE(loc2, "cuMemAlloc of a second buffer");
     shmem_long_get(loc2 + N, dsym, N, right);
