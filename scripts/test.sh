@@ -16,11 +16,11 @@ cmake --build build/ci -j 2
 bash scripts/py-env.sh build/ci || echo "test.sh: py-env.sh failed: the app_train_mlp_* tests will skip" >&2
 (cd build/ci && ctest --output-on-failure -j "$jobs" --timeout 300)
 
-# the build a GPU machine gets (none of Debian's packages there): no libfabric, PMIx, hwloc, hipcc, nvcc or OpenMP
+# the build a GPU machine gets (none of Debian's packages there): no libfabric, PMIx, hwloc, hipcc, SPIR-V, nvcc or OpenMP
 # offload; the library, oshrun and the demo must still build and run, and shmem_info say what is missing (about 1 min)
 cmake -S . -B build/min -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_WERROR=ON -DGSHMEM_BUILD_TESTS=OFF \
   -DGSHMEM_BUILD_BENCH=OFF -DGSHMEM_WITH_OFI=OFF -DGSHMEM_WITH_PMIX=OFF -DGSHMEM_HWLOC=OFF -DGSHMEM_HIP_KERNELS=OFF \
-  -DGSHMEM_OMP=OFF -DGSHMEM_NVCC=GSHMEM_NVCC-NOTFOUND >/dev/null
+  -DGSHMEM_ZE_KERNELS=OFF -DGSHMEM_OMP=OFF -DGSHMEM_NVCC=GSHMEM_NVCC-NOTFOUND >/dev/null
 cmake --build build/min -j 2 --target gshmem oshrun shmem_info gshmem-demo
 build/min/tools/shmem_info | grep -q 'Topology: unknown (built without hwloc' ||
   { echo "test.sh: the minimal build's shmem_info does not say it has no hwloc" >&2; exit 1; }

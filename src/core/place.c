@@ -58,5 +58,6 @@ int shmemi_pick_near(int n, const char *const *busid, const char *const *names, 
 
 void shmemi_place_print(FILE *f) {
     fprintf(f, "gshmem: PE %d: %s; GPU %s; NIC %s\n", shmemi_rt.my_pe, shmemi_rt.place_cores,
-            shmemi_rt.place_gpu[0] ? shmemi_rt.place_gpu : "none", shmemi_rt.place_nic[0] ? shmemi_rt.place_nic : "none (this node only)");
+            shmemi_rt.place_gpu[0] ? shmemi_rt.place_gpu : "none",
+            shmemi_rt.place_nic[0] ? shmemi_rt.place_nic : "none (this node only)");
 }

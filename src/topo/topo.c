@@ -60,7 +60,7 @@ int gtopo_cpus_parse(const char *s, cpu_set_t *set) {
     X("hwloc_topology_is_thissystem", int, (hwloc_topology_t), thissystem)                                             \
     X("hwloc_get_nbobjs_by_depth", unsigned, (hwloc_topology_t, int), nbobjs)                                          \
     X("hwloc_get_obj_by_depth", hwloc_obj_t, (hwloc_topology_t, int, unsigned), obj_by_depth)                          \
-    X("hwloc_bitmap_first", int, (hwloc_const_bitmap_t), bm_first)                                                    \
+    X("hwloc_bitmap_first", int, (hwloc_const_bitmap_t), bm_first)                                                     \
     X("hwloc_bitmap_next", int, (hwloc_const_bitmap_t, int), bm_next)
 
 static struct {
@@ -107,9 +107,7 @@ static void to_set(hwloc_const_cpuset_t b, cpu_set_t *set) {
         CPU_SET(c, set);
 }
 
-int gtopo_numa_count(void) {
-    return gtopo_load(NULL, 0) ? 0 : (int)hw.nbobjs(topo, HWLOC_TYPE_DEPTH_NUMANODE);
-}
+int gtopo_numa_count(void) { return gtopo_load(NULL, 0) ? 0 : (int)hw.nbobjs(topo, HWLOC_TYPE_DEPTH_NUMANODE); }
 
 int gtopo_numa_cpus(int i, cpu_set_t *set) {
     hwloc_obj_t o = i < gtopo_numa_count() ? hw.obj_by_depth(topo, HWLOC_TYPE_DEPTH_NUMANODE, (unsigned)i) : NULL;

@@ -37,8 +37,8 @@ int main(int argc, char **argv) {
     gtopo_pci_cpus(gpus[g], &near);
     gtopo_cpus_str(&near, cores, sizeof cores);
     if (g != argv[1][me] - '0' || k != argv[2][me] - '0') {
-        fprintf(stderr, "FAIL: PE %d (%s) took GPU %d (%s, near cores %s) and NIC %d; expected GPU %c and NIC %c\n",
-                me, shmemi_rt.place_cores, g, gpus[g], cores, k, argv[1][me], argv[2][me]);
+        fprintf(stderr, "FAIL: PE %d (%s) took GPU %d (%s, near cores %s) and NIC %d; expected GPU %c and NIC %c\n", me,
+                shmemi_rt.place_cores, g, gpus[g], cores, k, argv[1][me], argv[2][me]);
         bad = 1;
     }
     shmemi_place_print(stdout);
