@@ -2068,7 +2068,10 @@ static void pick_near_nic(void) {
         }
         n++;
     }
-    if (n < 2) {
+    int known = 0;
+    for (int i = 0; i < n; i++)
+        known += busid[i] != NULL;
+    if (n < 2 || !known) { /* (domains without a PCI address, e.g. tcp's interfaces: the provider's first, as before) */
         snprintf(shmemi_rt.place_nic, sizeof shmemi_rt.place_nic, "%s", n ? names[0] : prov);
         return;
     }
