@@ -31,8 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len) {
         if (strlen(name) < 100 && !strstr(err, name))
             abort(); /* a refusal names the variable */
     } else {
-        if (c.size < 64 || c.size > SIZE_MAX / 2 || (c.pgsize & (c.pgsize - 1)) || c.kind < 0 || c.kind > 2 ||
-            c.policy < 0 || c.policy > 3 || c.id < 1 || c.id > 127)
+        if (c.size < 64 || c.size > SIZE_MAX / 2 || (c.pgsize & (c.pgsize - 1)) || c.kind < 0 ||
+            c.kind > SHMEMI_KIND_LIBOMP || c.policy < 0 || c.policy > 3 || c.id < 1 || c.id > 127)
             abort();
         if (c.policy == SHMEMI_POLICY_PREFERRED && (!c.nodes || (c.nodes & (c.nodes - 1))))
             abort(); /* PREFERRED names exactly one node */
@@ -40,8 +40,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len) {
             abort();
         if (c.policy == SHMEMI_POLICY_DEFAULT && c.nodes)
             abort();
-        if (c.kind == SHMEMI_KIND_DEVICE && (c.pgsize || c.policy != SHMEMI_POLICY_DEFAULT))
-            abort();
+        if ((c.kind == SHMEMI_KIND_DEVICE || c.kind == SHMEMI_KIND_LIBOMP) &&
+            (c.pgsize || c.policy != SHMEMI_POLICY_DEFAULT))
+            abort(); /* GPU memory: the driver places and pages it */
         if (strncmp(c.text, name, strlen(name) < sizeof c.text - 1 ? strlen(name) : sizeof c.text - 1))
             abort(); /* the text quotes the variable as written */
     }
