@@ -14,8 +14,12 @@ if(GSHMEM_OMP AND OpenMP_C_FOUND)
   set(GSHMEM_OMP_FLAGS ${OpenMP_C_FLAGS})
   separate_arguments(GSHMEM_OMP_FLAGS)
   if(GSHMEM_SANITIZE)
-    # the sanitizers' runtime calls have no nvptx implementation (the offload link fails on __ubsan_* symbols)
+    # the sanitizers' runtime calls have no nvptx implementation (the offload link fails on __ubsan_* symbols); GCC
+    # with an offload compiler installed offloads by default, so say host only
     set(GSHMEM_OMP_OFFLOAD_OK OFF CACHE INTERNAL "GCC nvptx offload links")
+    if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
+      list(APPEND GSHMEM_OMP_FLAGS -foffload=disable)
+    endif()
   elseif(NOT DEFINED GSHMEM_OMP_OFFLOAD_OK)
     # a real link: mkoffload and the accelerator compiler only run there
     set(dir ${CMAKE_BINARY_DIR}/CMakeFiles/omp_offload_check)
