@@ -1,5 +1,5 @@
-/* gtl_kernels.h - how the backends name and call the kernels of src/gpu/cuda/kernels.cu (one source, compiled by nvcc
- * and by hipcc): the atomics' op codes and the reductions' gshmemi_red_<op>_<type> names, written once. */
+/* gtl_kernels.h - how the backends name and call their kernels (src/gpu/cuda/kernels.cu, compiled by nvcc and hipcc;
+ * src/gpu/ze/kernels.cl, the same codes and names): the atomics' op codes and the reduction kernel names, once. */
 #ifndef GSHMEM_GTL_KERNELS_H
 #define GSHMEM_GTL_KERNELS_H
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "gpu/gtl.h"
+#include "gpu/gtl_kernels.h"
 #include "gpu/ze/ze_types.h"
 #include "state.h"
 
@@ -44,14 +45,10 @@ static int list_lock;
 static int coherent;
 static zt_module mod, mod64;
 static zt_kernel amo_k[2];
-enum { T_U8, T_U16, T_U32, T_U64, T_I8, T_I16, T_I32, T_I64, T_F32, T_F64, T_C32, T_C64, T_NONE };
-static zt_kernel red_k[SHMEMI_OP_PROD + 1][T_NONE];
-static uint32_t red_group[SHMEMI_OP_PROD + 1][T_NONE];
+static zt_kernel red_k[SHMEMI_OP_PROD + 1][GTLK_NONE];
+static uint32_t red_group[SHMEMI_OP_PROD + 1][GTLK_NONE];
 static uint64_t *amo_out; /* host allocation: where the atomic kernel leaves the old value */
 static int ptracer_set;
-
-/* Operation codes of kernels.cl's atomics */
-enum { OP_FETCH, OP_SET, OP_SWAP, OP_CSWAP, OP_ADD, OP_AND, OP_OR, OP_XOR };
 
 /* Level Zero 1.x has no error-string call: the codes gshmem may meet, named as in ze_api.h */
 static const char *errstr(zt_result r) {
@@ -100,7 +97,7 @@ static void unlock(void) { shmemi_spin_unlock(&list_lock); }
 /* everything init made, in reverse; the loader is closed last */
 static void teardown(void) {
     for (int o = 0; o <= SHMEMI_OP_PROD; o++)
-        for (int t = 0; t < T_NONE; t++)
+        for (int t = 0; t < GTLK_NONE; t++)
             if (red_k[o][t])
                 ze.kernel_destroy(red_k[o][t]);
     memset(red_k, 0, sizeof red_k);
@@ -547,13 +544,6 @@ static int ze_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, s
 }
 
 static int ze_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, uint64_t *old) {
-    static const int code[] = {
-        [SHMEMI_AMO_FETCH] = OP_FETCH,   [SHMEMI_AMO_SET] = OP_SET,       [SHMEMI_AMO_SWAP] = OP_SWAP,
-        [SHMEMI_AMO_CSWAP] = OP_CSWAP,   [SHMEMI_AMO_FETCH_INC] = OP_ADD, [SHMEMI_AMO_INC] = OP_ADD,
-        [SHMEMI_AMO_FETCH_ADD] = OP_ADD, [SHMEMI_AMO_ADD] = OP_ADD,       [SHMEMI_AMO_FETCH_AND] = OP_AND,
-        [SHMEMI_AMO_AND] = OP_AND,       [SHMEMI_AMO_FETCH_OR] = OP_OR,   [SHMEMI_AMO_OR] = OP_OR,
-        [SHMEMI_AMO_FETCH_XOR] = OP_XOR, [SHMEMI_AMO_XOR] = OP_XOR,
-    };
     zt_kernel k = amo_k[size == 8];
     if (!k) {
         static int said;
@@ -564,7 +554,7 @@ static int ze_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, u
     }
     if (op == SHMEMI_AMO_INC || op == SHMEMI_AMO_FETCH_INC)
         value = 1;
-    int c = code[op];
+    int c = gtlk_amo_code(op);
     uint32_t v32 = (uint32_t)value, c32 = (uint32_t)cond;
     size_t vs = size == 8 ? 8 : 4;
     lock();
@@ -589,51 +579,18 @@ static int ze_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, u
 }
 
 /* ---- reductions ---- */
-static const char *const tname[] = {"u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "c32", "c64"};
-static const char *const opname[] = {
-    [SHMEMI_OP_AND] = "and", [SHMEMI_OP_OR] = "or",   [SHMEMI_OP_XOR] = "xor",  [SHMEMI_OP_MAX] = "max",
-    [SHMEMI_OP_MIN] = "min", [SHMEMI_OP_SUM] = "sum", [SHMEMI_OP_PROD] = "prod"};
-
-/* the kernel type of a reduction type: only MAX and MIN care about signedness (sums and products wrap) */
-static int ktype(int op, int dt) {
-    size_t sz = shmemi_dtype_size(dt);
-    int base;
-    switch (dt) {
-    case SHMEMI_DT_FLOAT: return T_F32;
-    case SHMEMI_DT_DOUBLE: return T_F64;
-    case SHMEMI_DT_COMPLEXF: return T_C32;
-    case SHMEMI_DT_COMPLEXD: return T_C64;
-    case SHMEMI_DT_LONGDOUBLE: return T_NONE; /* no long double on the GPU */
-    case SHMEMI_DT_CHAR: base = (char)-1 < 0 ? T_I8 : T_U8; break;
-    case SHMEMI_DT_SCHAR:
-    case SHMEMI_DT_SHORT:
-    case SHMEMI_DT_INT:
-    case SHMEMI_DT_LONG:
-    case SHMEMI_DT_LONGLONG:
-    case SHMEMI_DT_INT8:
-    case SHMEMI_DT_INT16:
-    case SHMEMI_DT_INT32:
-    case SHMEMI_DT_INT64:
-    case SHMEMI_DT_PTRDIFF: base = T_I8; break;
-    default: base = T_U8;
-    }
-    if (op != SHMEMI_OP_MAX && op != SHMEMI_OP_MIN)
-        base = T_U8;
-    return base + (sz == 1 ? 0 : sz == 2 ? 1 : sz == 4 ? 2 : 3);
-}
-
 static int ze_reduce(int op, int dt, void *acc, const void *in, size_t count) {
-    int t = ktype(op, dt);
-    if (!mod || t == T_NONE || op < 0 || op > SHMEMI_OP_PROD)
+    int t = gtlk_type(op, dt);
+    if (!mod || t == GTLK_NONE || op < 0 || op > SHMEMI_OP_PROD)
         return -1;
-    zt_module m = t == T_F64 || t == T_C64 ? mod64 : mod;
+    zt_module m = t == GTLK_F64 || t == GTLK_C64 ? mod64 : mod;
     if (!m)
         return -1;
     lock();
     zt_kernel *k = &red_k[op][t];
     if (!*k) {
         char name[64];
-        snprintf(name, sizeof name, "gshmemi_red_%s_%s", opname[op], tname[t]);
+        gtlk_red_name(op, t, name, sizeof name); /* (op and t were checked above) */
         zt_kernel_desc kd = {.stype = ZT_STYPE_KERNEL_DESC, .pKernelName = name};
         uint32_t gx = 0, gy = 0, gz = 0;
         if (ze.kernel_create(m, &kd, k) != ZT_SUCCESS) {
