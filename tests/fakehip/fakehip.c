@@ -9,7 +9,9 @@
  *  - the runtime's version is FAKEHIP_VERSION (HIP_VERSION's numbering, 6.2 unless set): from 6.0 on, pointer
  *    queries number memory types as ROCm 6 does and call unknown memory unregistered rather than an error;
  *  - FAKEHIP_COHERENT=1: an APU (MI300A) whose device memory the CPU reaches at the same addresses (integrated,
- *    pageable memory access); FAKEHIP_HOST_VISIBLE=1 only lets test programs read their GPU-heap objects.
+ *    pageable memory access); FAKEHIP_COHERENT=claim: a device whose attributes say so but whose memory the CPU
+ *    cannot touch (a driver that lies, for the library's touch probe); FAKEHIP_HOST_VISIBLE=1 only lets test
+ *    programs read their GPU-heap objects.
  * It models none of a GPU's speed: nothing measured with it means anything. */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -51,9 +53,11 @@ static void setup(void) {
     s = getenv("FAKEHIP_VERSION");
     version = s ? atoi(s) : 60200000;
     s = getenv("FAKEHIP_COHERENT");
-    coherent = s && *s == '1';
+    int claim = s && !strcmp(s, "claim");
+    coherent = (s && *s == '1') || claim;
+    fg_host_visible = coherent && !claim;
     s = getenv("FAKEHIP_HOST_VISIBLE");
-    fg_host_visible = coherent || (s && *s == '1');
+    fg_host_visible |= s && *s == '1';
     arch = getenv("FAKEHIP_ARCH");
     if (!arch || !*arch)
         arch = "gfx90a";
