@@ -1,16 +1,9 @@
 /* fft2d - a distributed 2D complex FFT (N x N doubles, N/npes rows per PE): row FFTs, a transpose through the PEs,
  * row FFTs again; the result is left transposed (as FFTW-MPI's TRANSPOSED_OUT), so it is one exchange, not two. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime in app.h under -std=c11 */
-#include <fftw3.h>
-#include <math.h>
-
-#include "app.h"
+#include "fft2d_common.h"
 
 #define TILE 32
-#define FFT_PI 3.14159265358979323846
-#define V15 (SHMEM_MAJOR_VERSION * 100 + SHMEM_MINOR_VERSION >= 105)
-
-typedef fftw_complex cplx; /* double[2] */
 
 struct fft {
     long n, nr, chunk;
@@ -27,20 +20,6 @@ struct fft {
     long *psync;
 #endif
 };
-
-/* the input, from global indices only, so PE 0 can build the whole array to check against */
-static void input_at(long i, long j, cplx v) {
-    uint64_t h = (uint64_t)i * 0x9E3779B97F4A7C15ull ^ ((uint64_t)j + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
-    h ^= h >> 29, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 32;
-    v[0] = (double)(h & 0xFFFFF) / (double)0x100000 - 0.5;
-    v[1] = (double)((h >> 20) & 0xFFFFF) / (double)0x100000 - 0.5;
-}
-
-static void fill_input(struct fft *f) {
-    for (long r = 0; r < f->nr; r++)
-        for (long j = 0; j < f->n; j++)
-            input_at((long)f->me * f->nr + r, j, f->a[r * f->n + j]);
-}
 
 /* ---- variant alltoall: row FFTs, pack, one all-to-all, local block transposes, row FFTs ---- */
 static void fft_alltoall(struct fft *f) {
@@ -166,92 +145,6 @@ static void body(void *arg) {
     shmem_barrier_all();
 }
 
-/* PE 0 gathers the transposed result and compares it with a serial fftw_plan_dft_2d of the same input */
-static int verify_serial(struct fft *f) {
-    long n = f->n, nr = f->nr;
-    int ok = 1;
-    if (f->me == 0) {
-        cplx *in = fftw_alloc_complex((size_t)(n * n)), *ref = fftw_alloc_complex((size_t)(n * n));
-        cplx *got = fftw_alloc_complex((size_t)(n * n));
-        fftw_plan p = fftw_plan_dft_2d((int)n, (int)n, in, ref, FFTW_FORWARD, FFTW_ESTIMATE);
-        for (long i = 0; i < n; i++)
-            for (long j = 0; j < n; j++)
-                input_at(i, j, in[i * n + j]);
-        fftw_execute(p);
-        for (int q = 0; q < f->npes; q++)
-            shmem_getmem(got + (size_t)q * nr * n, f->t, (size_t)(nr * n) * sizeof(cplx), q);
-        double maxref = 0, maxerr = 0;
-        for (long i = 0; i < n; i++)
-            for (long j = 0; j < n; j++) { /* got is transposed: got[j][i] = X[i][j] */
-                double dr = got[j * n + i][0] - ref[i * n + j][0], di = got[j * n + i][1] - ref[i * n + j][1];
-                maxerr = fmax(maxerr, sqrt(dr * dr + di * di));
-                maxref =
-                    fmax(maxref, sqrt(ref[i * n + j][0] * ref[i * n + j][0] + ref[i * n + j][1] * ref[i * n + j][1]));
-            }
-        double rel = maxref > 0 ? maxerr / maxref : maxerr;
-        ok = rel < 1e-9 && isfinite(rel);
-        if (!app_g.quiet || !ok)
-            printf("fft2d: max error %.3g relative to max |X| %.3g (limit 1e-9)\n", rel, maxref);
-        fftw_destroy_plan(p);
-        fftw_free(in), fftw_free(ref), fftw_free(got);
-    }
-    return ok;
-}
-
-/* larger N: a few entries X[k1][k2] by the DFT's definition, each PE summing over its rows, then a sum over PEs */
-static double sum_over_pes(double v) {
-    static double src, dst;
-#if !V15
-    static long psync[SHMEM_REDUCE_SYNC_SIZE];
-    static double pwrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
-    for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++)
-        psync[i] = SHMEM_SYNC_VALUE;
-#endif
-    src = v;
-    shmem_barrier_all();
-#if V15
-    shmem_double_sum_reduce(SHMEM_TEAM_WORLD, &dst, &src, 1);
-#else
-    shmem_double_sum_to_all(&dst, &src, 1, 0, 0, shmem_n_pes(), pwrk, psync);
-#endif
-    shmem_barrier_all();
-    return dst;
-}
-
-static int verify_sampled(struct fft *f) {
-    long n = f->n, nr = f->nr;
-    const long ks[4][2] = {{0, 0}, {1, n - 1}, {n / 3, n / 2}, {n - 1, 7 % n}};
-    int ok = 1;
-    for (int s = 0; s < 4; s++) {
-        long k1 = ks[s][0], k2 = ks[s][1];
-        double acc[2] = {0, 0};
-        for (long r = 0; r < nr; r++) {
-            long i = (long)f->me * nr + r;
-            for (long j = 0; j < n; j++) {
-                cplx v;
-                input_at(i, j, v);
-                long ph = (k1 * i + k2 * j) % n; /* exact phase index, so the twiddle is accurate at any N */
-                double w = -2 * FFT_PI * (double)ph / (double)n, c = cos(w), sn = sin(w);
-                acc[0] += v[0] * c - v[1] * sn;
-                acc[1] += v[0] * sn + v[1] * c;
-            }
-        }
-        double re = sum_over_pes(acc[0]), im = sum_over_pes(acc[1]);
-        /* X[k1][k2] sits in row k2 of the transposed result, on the PE that owns that row */
-        double got[2] = {0, 0};
-        int owner = (int)(k2 / nr);
-        if (f->me == 0)
-            shmem_getmem(got, f->t[(k2 % nr) * n + k1], sizeof got, owner);
-        double err = hypot(got[0] - re, got[1] - im), scale = sqrt((double)n * (double)n) + hypot(re, im);
-        if (f->me == 0 && !(err / scale < 1e-9)) {
-            printf("fft2d: X[%ld][%ld] = %.12g%+.12gi, the DFT's definition gives %.12g%+.12gi\n", k1, k2, got[0],
-                   got[1], re, im);
-            ok = 0;
-        }
-    }
-    return ok;
-}
-
 int main(int argc, char **argv) {
     long n = 1024, chunk = 0, maxserial = 1024;
     const char *variant = "alltoall";
@@ -318,7 +211,8 @@ int main(int argc, char **argv) {
                                   FFTW_ESTIMATE | FFTW_UNALIGNED);
     f.pchunk_oop = fftw_plan_many_dft(1, &len, (int)f.chunk, f.a, NULL, 1, len, f.w, NULL, 1, len, FFTW_FORWARD,
                                       FFTW_ESTIMATE | FFTW_UNALIGNED);
-    fill_input(&f); /* once: the row pass reads a and writes w, so every repetition transforms the same input */
+    /* once: the row pass reads a and writes w, so every repetition transforms the same input */
+    fft2d_fill_rows(f.a, n);
     shmem_barrier_all();
 
     double tmin, tmax, t = app_time(app_g.variant, body, &f, &tmin, &tmax);
@@ -327,7 +221,7 @@ int main(int argc, char **argv) {
     app_metric("gflops", flop / t * 1e-9, flop / tmax * 1e-9, flop / tmin * 1e-9, "GFLOP/s");
 
     if (app_g.verify)
-        app_verdict(n <= maxserial ? verify_serial(&f) : verify_sampled(&f));
+        app_verdict(fft2d_verify(n, maxserial, f.t));
 
     fftw_destroy_plan(f.prow_oop), fftw_destroy_plan(f.prow);
     fftw_destroy_plan(f.pchunk_oop), fftw_destroy_plan(f.pchunk);
