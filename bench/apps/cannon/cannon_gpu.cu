@@ -13,6 +13,8 @@
 #endif
 
 #include "app.h"
+#define CANNON_NO_BLAS /* entries are checked by their definition: no BLAS on a GPU machine */
+#include "cannon_common.h"
 
 #define CK(call)                                                                                                       \
     do {                                                                                                               \
@@ -42,15 +44,7 @@ struct cannon {
     cudaStream_t st;
 };
 
-static int pe_at(const cannon *m, int r, int c) { return ((r + m->q) % m->q) * m->q + (c + m->q) % m->q; }
-
-/* the inputs, from global indices only: the same as cannon.c's */
-static double a_at(long i, long j) {
-    uint64_t h = ((uint64_t)i << 32 | (uint64_t)j) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 31, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 29;
-    return 0.5 + (double)(h >> 11) / 9007199254740992.0;
-}
-static double b_at(long i, long j) { return a_at(j + 0x5555, i + 0x1234); }
+static int pe_at(const cannon *m, int r, int c) { return cannon_pe(m->q, r, c); }
 
 /* transfer t (0 the skew, then one per step) into buffer t&1 of the PEs that use the blocks next */
 static void send(cannon *m, int t, const double *sa, const double *sb, int to_a, int to_b) {
@@ -92,39 +86,27 @@ static void body(void *arg) {
     m->tag += (uint64_t)q;
 }
 
-/* each PE checks its block: entries against their definition up to --max-full, else u^T C w = (u^T A)(B w) */
+/* each PE checks its block: entries against their definition up to --max-full, else cannon.c's weighted checksums */
 static int verify(cannon *m, long maxfull) {
     long n = m->n, nb = m->nb, r0 = m->row * nb, c0 = m->col * nb;
     double *c = (double *)malloc((size_t)(nb * nb) * sizeof(double)), maxrel = 0;
     CK(cudaMemcpy(c, m->c, (size_t)(nb * nb) * sizeof(double), cudaMemcpyDeviceToHost));
-    if (n <= maxfull) {
-        for (long i = 0; i < nb; i++)
-            for (long j = 0; j < nb; j++) {
-                double ref = 0;
-                for (long k = 0; k < n; k++)
-                    ref += a_at(r0 + i, k) * b_at(k, c0 + j);
-                maxrel = fmax(maxrel, fabs(c[i * nb + j] - ref) / fabs(ref));
-            }
-    } else {
-        double got = 0, want = 0, mag = 0;
-        for (long i = 0; i < nb; i++)
-            for (long j = 0; j < nb; j++)
-                got += (1.0 + (double)((r0 + i) % 7)) * c[i * nb + j] * (1.0 + (double)((c0 + j) % 5));
-        for (long k = 0; k < n; k++) {
-            double ua = 0, bw = 0;
-            for (long i = 0; i < nb; i++)
-                ua += (1.0 + (double)((r0 + i) % 7)) * a_at(r0 + i, k);
-            for (long j = 0; j < nb; j++)
-                bw += b_at(k, c0 + j) * (1.0 + (double)((c0 + j) % 5));
-            want += ua * bw, mag += fabs(ua * bw);
-        }
-        maxrel = fabs(got - want) / mag;
+    if (n > maxfull) {
+        int ok = cannon_verify_checksum(n, m->q, c);
+        free(c);
+        return ok;
     }
+    for (long i = 0; i < nb; i++)
+        for (long j = 0; j < nb; j++) {
+            double ref = 0;
+            for (long k = 0; k < n; k++)
+                ref += a_at(r0 + i, k) * b_at(k, c0 + j);
+            maxrel = fmax(maxrel, fabs(c[i * nb + j] - ref) / fabs(ref));
+        }
     free(c);
     int ok = maxrel < 1e-10 && std::isfinite(maxrel);
     if (!ok || !app_g.quiet)
-        printf("cannon_gpu: PE %d %s relative error %.3g (limit 1e-10)\n", m->me,
-               n <= maxfull ? "max entry" : "weighted block sum", maxrel);
+        printf("cannon_gpu: PE %d max entry relative error %.3g (limit 1e-10)\n", m->me, maxrel);
     return ok;
 }
 
@@ -150,19 +132,10 @@ int main(int argc, char **argv) {
 #else
     app_g.variant = "gpu";
 #endif
-    while ((m.q + 1) * (m.q + 1) <= m.npes)
-        m.q++;
-    if (m.q * m.q != m.npes) {
-        if (m.me == 0)
-            printf("cannon_gpu: needs a square number of PEs (1, 4, 9, ...), not %d: skipped\n", m.npes);
+    int rc = cannon_grid(n, &m.q);
+    if (rc) {
         shmem_finalize();
-        return 77;
-    }
-    if (n < 1 || n % m.q) {
-        if (m.me == 0)
-            fprintf(stderr, "cannon_gpu: --n %ld must be a positive multiple of sqrt(npes) = %d\n", n, m.q);
-        shmem_finalize();
-        return 2;
+        return rc;
     }
     m.nb = n / m.q, m.row = m.me / m.q, m.col = m.me % m.q;
     app_param("n", "%ld", n);
@@ -182,11 +155,7 @@ int main(int argc, char **argv) {
     CKB(cublasCreate(&m.blas));
     CKB(cublasSetStream(m.blas, m.st));
     double *ha = (double *)malloc(bytes), *hb = (double *)malloc(bytes);
-    for (long i = 0; i < m.nb; i++)
-        for (long j = 0; j < m.nb; j++) {
-            ha[i * m.nb + j] = a_at(m.row * m.nb + i, m.col * m.nb + j);
-            hb[i * m.nb + j] = b_at(m.row * m.nb + i, m.col * m.nb + j);
-        }
+    cannon_fill(m.nb, m.row, m.col, ha, hb);
     CK(cudaMemcpy(m.a0, ha, bytes, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(m.b0, hb, bytes, cudaMemcpyHostToDevice));
     free(ha), free(hb);
