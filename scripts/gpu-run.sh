@@ -12,12 +12,12 @@
 #   cutover   put and get latency up to 64 KiB for H-D, D-H and D-D with SHMEM_GPU_COPY_CUTOVER=0, 4k and 64k (where
 #             kernels beat the copy engine, to choose its default); cutover-0, cutover-4k, cutover-64k run one
 #
-# The device tool runs one command for at most 10 minutes, gives the machine back 30 s after a call (so each call
-# starts from a bare machine and builds again, about 2 minutes), and brings back at most 8 files from $OUT. So logs
-# and results go to a work folder and are packed after every stage into ONE archive, $OUT/gpu-<stages>.tgz, with
-# $OUT/summary.txt beside it (the lines this script prints). Plan calls of under 10 minutes, e.g.
-#   scripts/gpu-run.sh $OUT build test floor      then   scripts/gpu-run.sh $OUT perf-hd perf-dh perf-dd
-#   then   scripts/gpu-run.sh $OUT perf-hh pinned   then   scripts/gpu-run.sh $OUT cutover
+# The device tool runs one command for at most 10 minutes and brings back few files from $OUT; a session has about
+# 15 minutes of device time in all (starts and idle time count), and a machine given back starts bare (the build
+# again, about 2 minutes on 16 cores). So logs and results go to a work folder and are packed after every stage into
+# ONE archive, $OUT/gpu-<stages>.tgz, with $OUT/summary.txt beside it (the lines this script prints). Plan two calls
+# on one warm machine, each under 10 minutes, e.g.
+#   scripts/gpu-run.sh $OUT build test floor perf-dd      then   scripts/gpu-run.sh $OUT perf-hd perf-dh cutover-4k
 # Nothing is compared here: the medians go side by side in the issue note and bench/results/.
 set -u
 out=${1:-${OUT:-/tmp/gpu-out}}
