@@ -6,6 +6,7 @@
 
 #include "gpu/gtl.h"
 #include "gpu/gtl_kernels.h"
+#include "gpu/gtl_stream.h"
 #include "state.h"
 
 /* The few driver API types used, declared here so the build needs no CUDA headers (values from cuda.h). */
@@ -100,14 +101,8 @@ static void *lib;
 static CUcontext ctx;
 static CUdevice dev;
 static int retained;
-static CUstream stream;
-static int stream_lock; /* one copy at a time on the library's stream */
-/* Pipelines' copies (copy_start) go on a stream of their own, so a synchronous copy never waits for them; each is
- * followed by an event from a pool (under stream_lock). */
-static CUstream astream;
-#define EV_POOL 64
-static CUevent ev_free[EV_POOL];
-static int ev_nfree;
+static struct gtl_stream_ops ops; /* the driver's calls for gtl_stream.c, filled once the driver is loaded */
+static struct gtl_streams gs;
 static CUfunction amo_fn[2];
 /* kernels.cu's reductions gshmemi_red_<op>_<type>, looked up on first use */
 static CUfunction red_fn[SHMEMI_OP_PROD + 1][GTLK_NONE];
@@ -157,11 +152,6 @@ static void done_ctx(void) {
     }
 }
 
-/* Held across a stream synchronization, which may last milliseconds (a large copy, a GPU time-sliced between
- * several PEs' contexts): a waiting thread (the progress thread staging a peer's data) yields after a short spin. */
-static void lock(void) { shmemi_spin_lock(&stream_lock); }
-static void unlock(void) { shmemi_spin_unlock(&stream_lock); }
-
 static void unload(void) {
     if (lib)
         dlclose(lib);
@@ -169,26 +159,35 @@ static void unload(void) {
     memset(&cu, 0, sizeof cu);
 }
 
-/* Device ordinal for this PE: each device's PCI address goes to the topology-aware choice (the driver writes upper-case
- * hex, shmemi_gtl_pick_device takes lower-case) */
-#define MAX_PICK 64
-static int pick(int n, int local_rank, int nlocal) {
-    char ids[MAX_PICK][32];
-    const char *busid[MAX_PICK];
-    int m = n < MAX_PICK ? n : MAX_PICK;
-    for (int i = 0; i < m; i++) {
-        CUdevice d;
-        busid[i] = NULL;
-        if (cu.device_get(&d, i) != CUDA_SUCCESS || cu.device_busid(ids[i], (int)sizeof ids[i], d) != CUDA_SUCCESS)
-            continue;
-        for (char *c = ids[i]; *c; c++)
-            if (*c >= 'A' && *c <= 'F')
-                *c = (char)(*c - 'A' + 'a');
-        busid[i] = ids[i];
-    }
-    int k = shmemi_gtl_pick_device(m, busid, local_rank, nlocal);
-    return k >= 0 && k < m ? k : local_rank % n;
+/* device i's PCI address, for the topology-aware choice of this PE's device (gtls_pick) */
+static int busid(int i, char *id, int len) {
+    CUdevice d;
+    return cu.device_get(&d, i) != CUDA_SUCCESS || cu.device_busid(id, len, d) != CUDA_SUCCESS;
 }
+
+/* gtl_stream.c's calls that differ from the driver's in their arguments */
+static int op_copy(void *dst, const void *src, size_t n, void *st) {
+    return cu.memcpy_async((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, n, st);
+}
+static int op_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, void *st) {
+    CUDA_MEMCPY2D m = {.srcMemoryType = CU_MEMORYTYPE_UNIFIED,
+                       .srcDevice = (CUdeviceptr)(uintptr_t)src,
+                       .srcPitch = spitch,
+                       .dstMemoryType = CU_MEMORYTYPE_UNIFIED,
+                       .dstDevice = (CUdeviceptr)(uintptr_t)dst,
+                       .dstPitch = dpitch,
+                       .WidthInBytes = width,
+                       .Height = height};
+    return cu.memcpy2d_async(&m, st);
+}
+static int op_memset(void *dst, int byte, size_t n, void *st) {
+    return cu.memset_async((CUdeviceptr)(uintptr_t)dst, (unsigned char)byte, n, st);
+}
+static int op_launch(void *fn, unsigned blocks, unsigned threads, void *st, void **args) {
+    return cu.launch(fn, blocks, 1, 1, threads, 1, 1, 0, st, args, NULL);
+}
+static int op_event_create(void **ev) { return cu.event_create(ev, CU_EVENT_DISABLE_TIMING); }
+static int op_stream_create(void **st) { return cu.stream_create(st, CU_STREAM_NON_BLOCKING); }
 
 static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, char *why, size_t whylen) {
     lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -217,7 +216,7 @@ static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, cha
     if (cu.ctx_get_current(&cur) == CUDA_SUCCESS && cur && cu.ctx_get_device(&dev) == CUDA_SUCCESS) {
         ctx = cur;
     } else {
-        int want = pick(n, local_rank, nlocal);
+        int want = gtls_pick(n, busid, local_rank, nlocal);
         if ((r = cu.device_get(&dev, want)) != CUDA_SUCCESS || (r = cu.primary_retain(&ctx, dev)) != CUDA_SUCCESS) {
             snprintf(why, whylen, "cannot open device %d: %s", want, errstr(r));
             unload();
@@ -226,14 +225,23 @@ static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, cha
         retained = 1;
     }
     displaced = NULL;
-    if ((r = cu.ctx_set_current(ctx)) != CUDA_SUCCESS ||
-        (r = cu.stream_create(&stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS ||
-        (r = cu.stream_create(&astream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) {
-        snprintf(why, whylen, "cannot %s: %s", stream ? "create a stream" : "make the device's context current",
+    ops = (struct gtl_stream_ops){.copy = op_copy,
+                                  .copy2d = op_copy2d,
+                                  .memset = op_memset,
+                                  .sync = cu.stream_sync,
+                                  .launch = op_launch,
+                                  .event_create = op_event_create,
+                                  .event_record = cu.event_record,
+                                  .event_query = cu.event_query,
+                                  .event_sync = cu.event_sync,
+                                  .event_destroy = cu.event_destroy,
+                                  .stream_create = op_stream_create,
+                                  .stream_destroy = cu.stream_destroy,
+                                  .not_ready = CUDA_ERROR_NOT_READY};
+    int current = 0;
+    if ((r = cu.ctx_set_current(ctx)) != CUDA_SUCCESS || (current = 1, r = gtls_open(&gs, &ops)) != CUDA_SUCCESS) {
+        snprintf(why, whylen, "cannot %s: %s", current ? "create a stream" : "make the device's context current",
                  errstr(r));
-        if (stream)
-            cu.stream_destroy(stream);
-        stream = astream = NULL;
         if (retained)
             cu.primary_release(dev);
         retained = 0;
@@ -307,10 +315,7 @@ static void cuda_fini(void) {
     if (!lib)
         return;
     use_ctx();
-    cu.stream_destroy(stream);
-    cu.stream_destroy(astream);
-    while (ev_nfree)
-        cu.event_destroy(ev_free[--ev_nfree]);
+    gtls_close(&gs);
     if (amo_out)
         cu.host_free(amo_out);
     amo_out = NULL;
@@ -418,16 +423,13 @@ static CUresult small_copy(void *dst, const void *src, size_t n) {
         } data;
         memcpy(data.b, src, n);
         void *d = dst, *args[] = {&d, &len, &data};
-        CUresult r = cu.launch(inline_fn[n > 64], 1, 1, 1, n < 128 ? (unsigned)n : 128, 1, 1, 0, stream, args, NULL);
-        return r == CUDA_SUCCESS ? cu.stream_sync(stream) : r;
+        return gtls_run_locked(&gs, inline_fn[n > 64], 1, n < 128 ? (unsigned)n : 128, args);
     }
     if (!sd || (!dd && n > BOUNCE_SIZE))
         return -1;
     void *d = dd ? dst : (void *)bounce, *s = (void *)(uintptr_t)src, *args[] = {&d, &s, &len};
     unsigned threads = n < 256 ? (unsigned)n : 256, blocks = (unsigned)((n + 4095) / 4096);
-    CUresult r = cu.launch(copy_fn, blocks > 64 ? 64 : blocks, 1, 1, threads, 1, 1, 0, stream, args, NULL);
-    if (r == CUDA_SUCCESS)
-        r = cu.stream_sync(stream);
+    CUresult r = gtls_run_locked(&gs, copy_fn, blocks > 64 ? 64 : blocks, threads, args);
     if (r == CUDA_SUCCESS && !dd)
         memcpy(dst, bounce, n);
     return r;
@@ -436,107 +438,32 @@ static CUresult small_copy(void *dst, const void *src, size_t n) {
 static int cuda_copy(void *dst, const void *src, size_t n) {
     if (use_ctx())
         return -1;
-    lock();
     if (n && n <= cutover) {
+        gtls_lock(&gs);
         CUresult r = small_copy(dst, src, n);
-        if (r != -1) {
-            unlock();
+        gtls_unlock(&gs);
+        if (r != -1)
             return r == CUDA_SUCCESS ? 0 : -1;
-        }
     }
-    CUresult r = cu.memcpy_async((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, n, stream);
-    if (r == CUDA_SUCCESS)
-        r = cu.stream_sync(stream);
-    unlock();
-    return r == CUDA_SUCCESS ? 0 : -1;
+    return gtls_copy(&gs, dst, src, n);
 }
 
 static int cuda_copy_start(void *dst, const void *src, size_t n, void **ticket) {
-    if (use_ctx())
-        return -1;
-    lock();
-    CUevent ev = ev_nfree ? ev_free[--ev_nfree] : NULL;
-    CUresult r = ev ? CUDA_SUCCESS : cu.event_create(&ev, CU_EVENT_DISABLE_TIMING);
-    if (r == CUDA_SUCCESS)
-        r = cu.memcpy_async((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, n, astream);
-    if (r == CUDA_SUCCESS)
-        r = cu.event_record(ev, astream);
-    if (r != CUDA_SUCCESS && ev)
-        cu.event_destroy(ev);
-    unlock();
-    if (r != CUDA_SUCCESS)
-        return -1;
-    *ticket = ev;
-    return 0;
+    return use_ctx() ? -1 : gtls_copy_start(&gs, dst, src, n, ticket);
 }
 
-static int cuda_copy_end(void *ticket, int wait) {
-    if (use_ctx())
-        return -1;
-    CUresult r = wait ? cu.event_sync(ticket) : cu.event_query(ticket);
-    if (r == CUDA_ERROR_NOT_READY)
-        return 1;
-    lock();
-    if (ev_nfree < EV_POOL && r == CUDA_SUCCESS) /* an event that failed is not used again */
-        ev_free[ev_nfree++] = ticket;
-    else
-        cu.event_destroy(ticket);
-    unlock();
-    return r == CUDA_SUCCESS ? 0 : -1;
-}
+static int cuda_copy_end(void *ticket, int wait) { return use_ctx() ? -1 : gtls_copy_end(&gs, ticket, wait); }
 
-static int cuda_memset(void *dst, int byte, size_t n) {
-    if (use_ctx())
-        return -1;
-    lock();
-    CUresult r = cu.memset_async((CUdeviceptr)(uintptr_t)dst, (unsigned char)byte, n, stream);
-    if (r == CUDA_SUCCESS)
-        r = cu.stream_sync(stream);
-    unlock();
-    return r == CUDA_SUCCESS ? 0 : -1;
-}
+static int cuda_memset(void *dst, int byte, size_t n) { return use_ctx() ? -1 : gtls_memset(&gs, dst, byte, n); }
 
 static int cuda_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, uint64_t *old) {
-    CUfunction f = amo_fn[size == 8];
-    if (!f || use_ctx())
+    if (!amo_fn[size == 8] || use_ctx())
         return -1;
-    if (op == SHMEMI_AMO_INC || op == SHMEMI_AMO_FETCH_INC)
-        value = 1;
-    int k = gtlk_amo_code(op);
-    unsigned v32 = (unsigned)value, c32 = (unsigned)cond;
-    void *pp = p;
-    unsigned long long *out = amo_out;
-    void *args64[] = {&pp, &k, &value, &cond, &out};
-    void *args32[] = {&pp, &k, &v32, &c32, &out};
-    lock();
-    CUresult r = cu.launch(f, 1, 1, 1, 1, 1, 1, 0, stream, size == 8 ? args64 : args32, NULL);
-    if (r == CUDA_SUCCESS)
-        r = cu.stream_sync(stream);
-    uint64_t v = *(volatile unsigned long long *)amo_out;
-    unlock();
-    if (r != CUDA_SUCCESS)
-        return -1;
-    *old = size == 8 ? v : (uint32_t)v;
-    return 0;
+    return gtls_amo(&gs, amo_fn, amo_out, p, op, value, cond, size, old);
 }
 
 static int cuda_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height) {
-    if (use_ctx())
-        return -1;
-    CUDA_MEMCPY2D m = {.srcMemoryType = CU_MEMORYTYPE_UNIFIED,
-                       .srcDevice = (CUdeviceptr)(uintptr_t)src,
-                       .srcPitch = spitch,
-                       .dstMemoryType = CU_MEMORYTYPE_UNIFIED,
-                       .dstDevice = (CUdeviceptr)(uintptr_t)dst,
-                       .dstPitch = dpitch,
-                       .WidthInBytes = width,
-                       .Height = height};
-    lock();
-    CUresult r = cu.memcpy2d_async(&m, stream);
-    if (r == CUDA_SUCCESS)
-        r = cu.stream_sync(stream);
-    unlock();
-    return r == CUDA_SUCCESS ? 0 : -1;
+    return use_ctx() ? -1 : gtls_copy2d(&gs, dst, dpitch, src, spitch, width, height);
 }
 
 /* ---- reductions ---- */
@@ -552,19 +479,7 @@ static int cuda_reduce(int op, int dt, void *acc, const void *in, size_t count) 
             return -1;
         }
     }
-    if (!count)
-        return 0; /* the caller asked whether there is a kernel */
-    unsigned long long n = count;
-    unsigned threads = 256, blocks = (unsigned)((count + threads - 1) / threads);
-    if (blocks > 4096)
-        blocks = 4096; /* the kernel strides over the rest */
-    void *a = acc, *b = (void *)(uintptr_t)in, *args[] = {&a, &b, &n};
-    lock();
-    CUresult r = cu.launch(*f, blocks, 1, 1, threads, 1, 1, 0, stream, args, NULL);
-    if (r == CUDA_SUCCESS)
-        r = cu.stream_sync(stream);
-    unlock();
-    return r == CUDA_SUCCESS ? 0 : 1;
+    return count ? gtls_reduce(&gs, *f, acc, in, count) : 0; /* 0 elements: the caller asked whether there is one */
 }
 
 /* Pinned for every context (portable): the application may copy from the heap with contexts of its own too. */
@@ -592,17 +507,8 @@ static int cuda_net_addr(void *base, void **addr, int *device) {
 }
 
 /* every entry point that may make our context current puts back the one it displaced (see use_ctx) */
-#define ENTRY(ret, name, params, args)                                                                                 \
-    static ret name##_e params {                                                                                       \
-        ret r = name args;                                                                                             \
-        done_ctx();                                                                                                    \
-        return r;                                                                                                      \
-    }
-#define ENTRY_VOID(name, params, args)                                                                                 \
-    static void name##_e params {                                                                                      \
-        name args;                                                                                                     \
-        done_ctx();                                                                                                    \
-    }
+#define ENTRY(...) GTLS_ENTRY(done_ctx, __VA_ARGS__)
+#define ENTRY_VOID(...) GTLS_ENTRY_VOID(done_ctx, __VA_ARGS__)
 ENTRY_VOID(cuda_fini, (void), ())
 ENTRY(int, cuda_alloc, (size_t size, void **ptr), (size, ptr))
 ENTRY_VOID(cuda_free, (void *ptr, size_t size), (ptr, size))

@@ -8,6 +8,7 @@
 
 #include "gpu/gtl.h"
 #include "gpu/gtl_kernels.h"
+#include "gpu/gtl_stream.h"
 #include "state.h"
 
 /* The few runtime API types used, declared here so the build needs no HIP headers (values from ROCm 5.2's
@@ -92,14 +93,8 @@ static struct {
 
 static void *lib;
 static int dev, ndev, version, memtype_device, is_coherent;
-static hipStream_t stream;
-static int stream_lock; /* one copy at a time on the library's stream */
-/* Pipelines' copies (copy_start) go on a stream of their own, so a synchronous copy never waits for them; each is
- * followed by an event from a pool (under stream_lock). */
-static hipStream_t astream;
-#define EV_POOL 64
-static hipEvent_t ev_free[EV_POOL];
-static int ev_nfree;
+static struct gtl_stream_ops ops; /* the runtime's calls for gtl_stream.c, filled once the runtime is loaded */
+static struct gtl_streams gs;
 static hipModule_t mod;
 static hipFunction_t amo_fn[2];
 static hipFunction_t red_fn[SHMEMI_OP_PROD + 1][GTLK_NONE];
@@ -135,10 +130,6 @@ static void done_dev(void) {
     }
 }
 
-/* held across a stream synchronization, which may last milliseconds: a waiting thread yields after a short spin */
-static void lock(void) { shmemi_spin_lock(&stream_lock); }
-static void unlock(void) { shmemi_spin_unlock(&stream_lock); }
-
 static void unload(void) {
     if (lib)
         dlclose(lib);
@@ -146,29 +137,30 @@ static void unload(void) {
     memset(&hip, 0, sizeof hip);
 }
 
+static int busid(int i, char *id, int len) { return hip.device_busid(id, len, i) != hipSuccess; }
+
 /* Device ordinal for this PE when the application chose none. The runtime has no "no device yet": every thread
  * starts on device 0, so a current device other than 0 is the application's choice, and 0 is taken as none (an
  * application that chose 0 on purpose and gets another device still works, through peer access). */
-#define MAX_PICK 64
 static int pick(int n, int local_rank, int nlocal) {
     int cur = 0;
     if (hip.get_device(&cur) == hipSuccess && cur > 0 && cur < n)
         return cur;
-    char ids[MAX_PICK][32];
-    const char *busid[MAX_PICK];
-    int m = n < MAX_PICK ? n : MAX_PICK;
-    for (int i = 0; i < m; i++) {
-        busid[i] = NULL;
-        if (hip.device_busid(ids[i], (int)sizeof ids[i], i) != hipSuccess)
-            continue;
-        for (char *c = ids[i]; *c; c++) /* the topology code takes lower-case hex */
-            if (*c >= 'A' && *c <= 'F')
-                *c = (char)(*c - 'A' + 'a');
-        busid[i] = ids[i];
-    }
-    int k = shmemi_gtl_pick_device(m, busid, local_rank, nlocal);
-    return k >= 0 && k < m ? k : local_rank % n;
+    return gtls_pick(n, busid, local_rank, nlocal);
 }
+
+/* gtl_stream.c's calls that differ from the runtime's in their arguments */
+static int op_copy(void *dst, const void *src, size_t n, void *st) {
+    return hip.memcpy_async(dst, src, n, hipMemcpyDefault, st);
+}
+static int op_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, void *st) {
+    return hip.memcpy2d_async(dst, dpitch, src, spitch, width, height, hipMemcpyDefault, st);
+}
+static int op_launch(void *fn, unsigned blocks, unsigned threads, void *st, void **args) {
+    return hip.launch(fn, blocks, 1, 1, threads, 1, 1, 0, st, args, NULL);
+}
+static int op_event_create(void **ev) { return hip.event_create(ev, hipEventDisableTiming); }
+static int op_stream_create(void **st) { return hip.stream_create(st, hipStreamNonBlocking); }
 
 /* The embedded code objects (one per architecture, bundled): the runtime takes the one for this GPU. Without one,
  * nokern says why; atomics on device memory then fail naming the fix, and reductions run on the host. */
@@ -241,13 +233,22 @@ static int hip_init(int local_rank, int nlocal, char *desc, size_t desclen, char
     memtype_device = HIP_MEMTYPE_DEVICE(version);
     dev = pick(n, local_rank, nlocal);
     displaced = -1;
-    if ((r = hip.set_device(dev)) != hipSuccess ||
-        (r = hip.stream_create(&stream, hipStreamNonBlocking)) != hipSuccess ||
-        (r = hip.stream_create(&astream, hipStreamNonBlocking)) != hipSuccess) {
-        snprintf(why, whylen, "cannot %s: %s", stream ? "create a stream" : "open the device", errstr(r));
-        if (stream)
-            hip.stream_destroy(stream);
-        stream = astream = NULL;
+    ops = (struct gtl_stream_ops){.copy = op_copy,
+                                  .copy2d = op_copy2d,
+                                  .memset = hip.memset_async,
+                                  .sync = hip.stream_sync,
+                                  .launch = op_launch,
+                                  .event_create = op_event_create,
+                                  .event_record = hip.event_record,
+                                  .event_query = hip.event_query,
+                                  .event_sync = hip.event_sync,
+                                  .event_destroy = hip.event_destroy,
+                                  .stream_create = op_stream_create,
+                                  .stream_destroy = hip.stream_destroy,
+                                  .not_ready = hipErrorNotReady};
+    int opened = 0;
+    if ((r = hip.set_device(dev)) != hipSuccess || (opened = 1, r = gtls_open(&gs, &ops)) != hipSuccess) {
+        snprintf(why, whylen, "cannot %s: %s", opened ? "create a stream" : "open the device", errstr(r));
         unload();
         return -1;
     }
@@ -273,11 +274,7 @@ static void hip_fini(void) {
     if (!lib)
         return;
     use_dev();
-    hip.stream_destroy(stream);
-    hip.stream_destroy(astream);
-    stream = astream = NULL;
-    while (ev_nfree)
-        hip.event_destroy(ev_free[--ev_nfree]);
+    gtls_close(&gs);
     if (amo_out)
         hip.host_free(amo_out);
     amo_out = NULL;
@@ -336,73 +333,18 @@ static void hip_ipc_close(void *ptr, size_t size) {
 
 static void hip_ipc_done(void *base) { (void)base; }
 
-/* Copies go on the library's own stream and are waited for: OpenSHMEM's blocking routines promise the source is
- * reusable and (for gets) the data there when they return. */
-static int hip_copy(void *dst, const void *src, size_t n) {
-    if (use_dev())
-        return -1;
-    lock();
-    hipError_t r = hip.memcpy_async(dst, src, n, hipMemcpyDefault, stream);
-    if (r == hipSuccess)
-        r = hip.stream_sync(stream);
-    unlock();
-    return r == hipSuccess ? 0 : -1;
-}
+static int hip_copy(void *dst, const void *src, size_t n) { return use_dev() ? -1 : gtls_copy(&gs, dst, src, n); }
 
 static int hip_copy_start(void *dst, const void *src, size_t n, void **ticket) {
-    if (use_dev())
-        return -1;
-    lock();
-    hipEvent_t ev = ev_nfree ? ev_free[--ev_nfree] : NULL;
-    hipError_t r = ev ? hipSuccess : hip.event_create(&ev, hipEventDisableTiming);
-    if (r == hipSuccess)
-        r = hip.memcpy_async(dst, src, n, hipMemcpyDefault, astream);
-    if (r == hipSuccess)
-        r = hip.event_record(ev, astream);
-    if (r != hipSuccess && ev)
-        hip.event_destroy(ev);
-    unlock();
-    if (r != hipSuccess)
-        return -1;
-    *ticket = ev;
-    return 0;
+    return use_dev() ? -1 : gtls_copy_start(&gs, dst, src, n, ticket);
 }
 
-static int hip_copy_end(void *ticket, int wait) {
-    if (use_dev())
-        return -1;
-    hipError_t r = wait ? hip.event_sync(ticket) : hip.event_query(ticket);
-    if (r == hipErrorNotReady)
-        return 1;
-    lock();
-    if (ev_nfree < EV_POOL && r == hipSuccess) /* an event that failed is not used again */
-        ev_free[ev_nfree++] = ticket;
-    else
-        hip.event_destroy(ticket);
-    unlock();
-    return r == hipSuccess ? 0 : -1;
-}
+static int hip_copy_end(void *ticket, int wait) { return use_dev() ? -1 : gtls_copy_end(&gs, ticket, wait); }
 
-static int hip_memset(void *dst, int byte, size_t n) {
-    if (use_dev())
-        return -1;
-    lock();
-    hipError_t r = hip.memset_async(dst, byte, n, stream);
-    if (r == hipSuccess)
-        r = hip.stream_sync(stream);
-    unlock();
-    return r == hipSuccess ? 0 : -1;
-}
+static int hip_memset(void *dst, int byte, size_t n) { return use_dev() ? -1 : gtls_memset(&gs, dst, byte, n); }
 
 static int hip_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height) {
-    if (use_dev())
-        return -1;
-    lock();
-    hipError_t r = hip.memcpy2d_async(dst, dpitch, src, spitch, width, height, hipMemcpyDefault, stream);
-    if (r == hipSuccess)
-        r = hip.stream_sync(stream);
-    unlock();
-    return r == hipSuccess ? 0 : -1;
+    return use_dev() ? -1 : gtls_copy2d(&gs, dst, dpitch, src, spitch, width, height);
 }
 
 static int hip_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, uint64_t *old) {
@@ -413,26 +355,7 @@ static int hip_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, 
                      "hipcc, naming this GPU's architecture (rocminfo's gfx name) in GSHMEM_HIP_ARCHS, or keep the "
                      "objects of atomics in host memory",
                      nokern);
-    if (use_dev())
-        return -1;
-    if (op == SHMEMI_AMO_INC || op == SHMEMI_AMO_FETCH_INC)
-        value = 1;
-    int k = gtlk_amo_code(op);
-    unsigned v32 = (unsigned)value, c32 = (unsigned)cond;
-    void *pp = p;
-    unsigned long long *out = amo_out;
-    void *args64[] = {&pp, &k, &value, &cond, &out};
-    void *args32[] = {&pp, &k, &v32, &c32, &out};
-    lock();
-    hipError_t r = hip.launch(f, 1, 1, 1, 1, 1, 1, 0, stream, size == 8 ? args64 : args32, NULL);
-    if (r == hipSuccess)
-        r = hip.stream_sync(stream);
-    uint64_t v = *(volatile unsigned long long *)amo_out;
-    unlock();
-    if (r != hipSuccess)
-        return -1;
-    *old = size == 8 ? v : (uint32_t)v;
-    return 0;
+    return use_dev() ? -1 : gtls_amo(&gs, amo_fn, amo_out, p, op, value, cond, size, old);
 }
 
 static int hip_reduce(int op, int dt, void *acc, const void *in, size_t count) {
@@ -445,19 +368,7 @@ static int hip_reduce(int op, int dt, void *acc, const void *in, size_t count) {
         *f = NULL;
         return -1;
     }
-    if (!count)
-        return 0; /* the caller asked whether there is a kernel */
-    unsigned long long n = count;
-    unsigned threads = 256, blocks = (unsigned)((count + threads - 1) / threads);
-    if (blocks > 4096)
-        blocks = 4096; /* the kernel strides over the rest */
-    void *a = acc, *b = (void *)(uintptr_t)in, *args[] = {&a, &b, &n};
-    lock();
-    hipError_t r = hip.launch(*f, blocks, 1, 1, threads, 1, 1, 0, stream, args, NULL);
-    if (r == hipSuccess)
-        r = hip.stream_sync(stream);
-    unlock();
-    return r == hipSuccess ? 0 : 1;
+    return count ? gtls_reduce(&gs, *f, acc, in, count) : 0; /* 0 elements: the caller asked whether there is one */
 }
 
 /* Pinned for every device (portable) and mapped, so the application's own copies and kernels reach it too. */
@@ -489,17 +400,8 @@ static int hip_net_addr(void *base, void **addr, int *device) {
 static int hip_coherent(void) { return is_coherent; }
 
 /* every entry point that may make our device current puts back the one it displaced (see use_dev) */
-#define ENTRY(ret, name, params, args)                                                                                 \
-    static ret name##_e params {                                                                                       \
-        ret r = name args;                                                                                             \
-        done_dev();                                                                                                    \
-        return r;                                                                                                      \
-    }
-#define ENTRY_VOID(name, params, args)                                                                                 \
-    static void name##_e params {                                                                                      \
-        name args;                                                                                                     \
-        done_dev();                                                                                                    \
-    }
+#define ENTRY(...) GTLS_ENTRY(done_dev, __VA_ARGS__)
+#define ENTRY_VOID(...) GTLS_ENTRY_VOID(done_dev, __VA_ARGS__)
 ENTRY_VOID(hip_fini, (void), ())
 ENTRY(int, hip_alloc, (size_t size, void **ptr), (size, ptr))
 ENTRY_VOID(hip_free, (void *ptr, size_t size), (ptr, size))

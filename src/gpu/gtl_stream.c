@@ -1,0 +1,150 @@
+/* gtl_stream.c - the streams, event pool and waited-for work that the CUDA and HIP backends share (gtl_stream.h). */
+#include "gpu/gtl_stream.h"
+
+#include <string.h>
+
+#include "gpu/gtl.h"
+#include "gpu/gtl_kernels.h"
+#include "state.h"
+
+int gtls_open(struct gtl_streams *s, const struct gtl_stream_ops *op) {
+    memset(s, 0, sizeof *s);
+    s->op = op;
+    int r = op->stream_create(&s->stream);
+    if (!r && (r = op->stream_create(&s->astream)) != 0) {
+        op->stream_destroy(s->stream);
+        s->stream = NULL;
+    }
+    return r;
+}
+
+void gtls_close(struct gtl_streams *s) {
+    if (!s->op)
+        return;
+    if (s->stream)
+        s->op->stream_destroy(s->stream);
+    if (s->astream)
+        s->op->stream_destroy(s->astream);
+    s->stream = s->astream = NULL;
+    while (s->ev_nfree)
+        s->op->event_destroy(s->ev_free[--s->ev_nfree]);
+}
+
+void gtls_lock(struct gtl_streams *s) { shmemi_spin_lock(&s->lock); }
+void gtls_unlock(struct gtl_streams *s) { shmemi_spin_unlock(&s->lock); }
+
+/* the end of work queued on the synchronous stream under the lock (r: the queueing's result) */
+static int wait_unlock(struct gtl_streams *s, int r) {
+    if (!r)
+        r = s->op->sync(s->stream);
+    gtls_unlock(s);
+    return r ? -1 : 0;
+}
+
+int gtls_copy(struct gtl_streams *s, void *dst, const void *src, size_t n) {
+    gtls_lock(s);
+    return wait_unlock(s, s->op->copy(dst, src, n, s->stream));
+}
+
+/* the copy on the pipelines' stream, then an event (from the pool) that completes with it: the ticket */
+int gtls_copy_start(struct gtl_streams *s, void *dst, const void *src, size_t n, void **ticket) {
+    gtls_lock(s);
+    void *ev = s->ev_nfree ? s->ev_free[--s->ev_nfree] : NULL;
+    int r = ev ? 0 : s->op->event_create(&ev);
+    if (!r)
+        r = s->op->copy(dst, src, n, s->astream);
+    if (!r)
+        r = s->op->event_record(ev, s->astream);
+    if (r && ev)
+        s->op->event_destroy(ev);
+    gtls_unlock(s);
+    if (r)
+        return -1;
+    *ticket = ev;
+    return 0;
+}
+
+int gtls_copy_end(struct gtl_streams *s, void *ticket, int wait) {
+    int r = wait ? s->op->event_sync(ticket) : s->op->event_query(ticket);
+    if (r == s->op->not_ready)
+        return 1;
+    gtls_lock(s);
+    if (s->ev_nfree < GTLS_EV_POOL && !r) /* an event that failed is not used again */
+        s->ev_free[s->ev_nfree++] = ticket;
+    else
+        s->op->event_destroy(ticket);
+    gtls_unlock(s);
+    return r ? -1 : 0;
+}
+
+int gtls_memset(struct gtl_streams *s, void *dst, int byte, size_t n) {
+    gtls_lock(s);
+    return wait_unlock(s, s->op->memset(dst, byte, n, s->stream));
+}
+
+int gtls_copy2d(struct gtl_streams *s, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                size_t height) {
+    gtls_lock(s);
+    return wait_unlock(s, s->op->copy2d(dst, dpitch, src, spitch, width, height, s->stream));
+}
+
+int gtls_run_locked(struct gtl_streams *s, void *fn, unsigned blocks, unsigned threads, void **args) {
+    int r = s->op->launch(fn, blocks, threads, s->stream, args);
+    return r ? r : s->op->sync(s->stream);
+}
+
+int gtls_run(struct gtl_streams *s, void *fn, unsigned blocks, unsigned threads, void **args) {
+    gtls_lock(s);
+    int r = gtls_run_locked(s, fn, blocks, threads, args);
+    gtls_unlock(s);
+    return r ? -1 : 0;
+}
+
+/* One thread runs the atomic (kernels.cu's gshmemi_amo32/64 and their op codes, gtl_kernels.h); the old value comes
+ * back through `out`, read under the lock since every atomic shares it. */
+int gtls_amo(struct gtl_streams *s, void *const amo_fn[2], unsigned long long *out, void *p, int op, uint64_t value,
+             uint64_t cond, size_t size, uint64_t *old) {
+    if (op == SHMEMI_AMO_INC || op == SHMEMI_AMO_FETCH_INC)
+        value = 1;
+    int k = gtlk_amo_code(op);
+    unsigned v32 = (unsigned)value, c32 = (unsigned)cond;
+    void *pp = p;
+    unsigned long long *o = out;
+    void *args64[] = {&pp, &k, &value, &cond, &o};
+    void *args32[] = {&pp, &k, &v32, &c32, &o};
+    gtls_lock(s);
+    int r = gtls_run_locked(s, amo_fn[size == 8], 1, 1, size == 8 ? args64 : args32);
+    uint64_t v = *(volatile unsigned long long *)out;
+    gtls_unlock(s);
+    if (r)
+        return -1;
+    *old = size == 8 ? v : (uint32_t)v;
+    return 0;
+}
+
+int gtls_reduce(struct gtl_streams *s, void *fn, void *acc, const void *in, size_t count) {
+    unsigned long long n = count;
+    unsigned threads = 256, blocks = (unsigned)((count + threads - 1) / threads);
+    if (blocks > 4096)
+        blocks = 4096; /* the kernel strides over the rest */
+    void *a = acc, *b = (void *)(uintptr_t)in, *args[] = {&a, &b, &n};
+    return gtls_run(s, fn, blocks, threads, args) ? 1 : 0;
+}
+
+#define MAX_PICK 64
+int gtls_pick(int n, int (*busid)(int i, char *id, int len), int local_rank, int nlocal) {
+    char ids[MAX_PICK][32];
+    const char *known[MAX_PICK];
+    int m = n < MAX_PICK ? n : MAX_PICK;
+    for (int i = 0; i < m; i++) {
+        known[i] = NULL;
+        if (busid(i, ids[i], (int)sizeof ids[i]))
+            continue;
+        for (char *c = ids[i]; *c; c++) /* the topology code takes lower-case hex */
+            if (*c >= 'A' && *c <= 'F')
+                *c = (char)(*c - 'A' + 'a');
+        known[i] = ids[i];
+    }
+    int k = shmemi_gtl_pick_device(m, known, local_rank, nlocal);
+    return k >= 0 && k < m ? k : local_rank % n;
+}

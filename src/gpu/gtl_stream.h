@@ -1,0 +1,85 @@
+/* gtl_stream.h - what the CUDA and HIP backends do alike. Both APIs queue work on streams and mark it with events, in
+ * calls of the same shape under other names and types; each backend fills a struct gtl_stream_ops with thin calls of
+ * its own API, and the code here keeps the streams, their lock, the pool of events that serve as pipeline tickets,
+ * and the waited-for copies and kernel launches over them. (Level Zero's command lists are another shape.) */
+#ifndef GSHMEM_GPU_GTL_STREAM_H
+#define GSHMEM_GPU_GTL_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shmemi.h"
+
+/* Every call returns 0 on success, else the API's error code; event_query returns not_ready for work still queued.
+ * The calls whose signatures are already these (streams and events are pointers, results ints in both APIs) are the
+ * API's own functions; the rest are a line each in the backend. */
+struct gtl_stream_ops {
+    int (*copy)(void *dst, const void *src, size_t n, void *stream);
+    int (*copy2d)(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, void *stream);
+    int (*memset)(void *dst, int byte, size_t n, void *stream);
+    int (*sync)(void *stream);
+    int (*launch)(void *fn, unsigned blocks, unsigned threads, void *stream, void **args);
+    int (*event_create)(void **ev);
+    int (*event_record)(void *ev, void *stream);
+    int (*event_query)(void *ev);
+    int (*event_sync)(void *ev);
+    int (*event_destroy)(void *ev);
+    int (*stream_create)(void **stream);
+    int (*stream_destroy)(void *stream);
+    int not_ready; /* the API's "not ready" code */
+};
+
+#define GTLS_EV_POOL 64
+struct gtl_streams {
+    const struct gtl_stream_ops *op;
+    void *stream;  /* synchronous work: one copy or kernel at a time, under lock, waited for */
+    void *astream; /* pipelines' copies (copy_start): a synchronous copy never waits for them */
+    int lock;      /* held across a stream synchronization (milliseconds at worst): waiters yield after a spin */
+    void *ev_free[GTLS_EV_POOL];
+    int ev_nfree;
+};
+
+/* both streams; on failure the API's error, nothing left created */
+SHMEMI_HIDDEN int gtls_open(struct gtl_streams *s, const struct gtl_stream_ops *op);
+SHMEMI_HIDDEN void gtls_close(struct gtl_streams *s);
+SHMEMI_HIDDEN void gtls_lock(struct gtl_streams *s);
+SHMEMI_HIDDEN void gtls_unlock(struct gtl_streams *s);
+
+/* The backend table's operations (0, or -1 on failure). Copies are waited for: OpenSHMEM's blocking routines promise
+ * the source is reusable and (for gets) the data there when they return. */
+SHMEMI_HIDDEN int gtls_copy(struct gtl_streams *s, void *dst, const void *src, size_t n);
+SHMEMI_HIDDEN int gtls_copy_start(struct gtl_streams *s, void *dst, const void *src, size_t n, void **ticket);
+SHMEMI_HIDDEN int gtls_copy_end(struct gtl_streams *s, void *ticket, int wait); /* 1: not yet */
+SHMEMI_HIDDEN int gtls_memset(struct gtl_streams *s, void *dst, int byte, size_t n);
+SHMEMI_HIDDEN int gtls_copy2d(struct gtl_streams *s, void *dst, size_t dpitch, const void *src, size_t spitch,
+                              size_t width, size_t height);
+
+/* A kernel on the synchronous stream, waited for; with the lock held by the caller (gtls_run_locked) or not. */
+SHMEMI_HIDDEN int gtls_run_locked(struct gtl_streams *s, void *fn, unsigned blocks, unsigned threads, void **args);
+SHMEMI_HIDDEN int gtls_run(struct gtl_streams *s, void *fn, unsigned blocks, unsigned threads, void **args);
+
+/* kernels.cu's atomic kernel amo_fn[size == 8] on p, its old value through the pinned, mapped word out */
+SHMEMI_HIDDEN int gtls_amo(struct gtl_streams *s, void *const amo_fn[2], unsigned long long *out, void *p, int op,
+                           uint64_t value, uint64_t cond, size_t size, uint64_t *old);
+/* kernels.cu's reduction kernel fn over count elements: acc[i] = acc[i] op in[i]; 0, or 1 when it failed */
+SHMEMI_HIDDEN int gtls_reduce(struct gtl_streams *s, void *fn, void *acc, const void *in, size_t count);
+
+/* The device of this PE among n, by PCI bus id (busid(i) writes device i's, as the driver does, upper-case hex or
+ * not; non-zero: unknown), through the topology-aware choice; local_rank mod n where that has no answer. */
+SHMEMI_HIDDEN int gtls_pick(int n, int (*busid)(int i, char *id, int len), int local_rank, int nlocal);
+
+/* Backend table entries that put back the application's current device (or context) on the way out: `done` is the
+ * backend's function that does it. */
+#define GTLS_ENTRY(done, ret, name, params, args)                                                                      \
+    static ret name##_e params {                                                                                       \
+        ret r = name args;                                                                                             \
+        done();                                                                                                        \
+        return r;                                                                                                      \
+    }
+#define GTLS_ENTRY_VOID(done, name, params, args)                                                                      \
+    static void name##_e params {                                                                                      \
+        name args;                                                                                                     \
+        done();                                                                                                        \
+    }
+
+#endif
