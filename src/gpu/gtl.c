@@ -63,6 +63,26 @@ int shmemi_gtl_pick_device(int ndev, const char *const *busid, int local_rank, i
     return shmemi_pick_near(ndev, busid, NULL, "GPU");
 }
 
+#define MAX_PICK 64
+int shmemi_gtl_pick_busid(int ndev, int (*busid)(int i, char *id, int len), int local_rank, int nlocal) {
+    char ids[MAX_PICK][32];
+    const char *known[MAX_PICK];
+    int m = ndev < MAX_PICK ? ndev : MAX_PICK;
+    for (int i = 0; i < m; i++) {
+        known[i] = NULL;
+        if (busid(i, ids[i], (int)sizeof ids[i]))
+            continue;
+        /* lower-case hex, as hwloc and the other backends write it, so SHMEM_INFO shows every vendor's alike (the
+         * topology's lookup ignores case) */
+        for (char *c = ids[i]; *c; c++)
+            if (*c >= 'A' && *c <= 'F')
+                *c = (char)(*c - 'A' + 'a');
+        known[i] = ids[i];
+    }
+    int k = shmemi_gtl_pick_device(m, known, local_rank, nlocal);
+    return k >= 0 && k < m ? k : local_rank % ndev;
+}
+
 static void *scratch_kept;
 static char *stage_kept;
 static void stage_free(char *p);

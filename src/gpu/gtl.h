@@ -73,6 +73,9 @@ SHMEMI_HIDDEN extern const struct gtl_backend shmemi_gtl_cuda, shmemi_gtl_hip, s
  * ("dddd:bb:dd.f", lower-case hex) or NULL when the driver does not say: the device nearest to the cores this PE
  * runs on (node topology) when that can be told, else local_rank % ndev (several PEs may share one device). */
 SHMEMI_HIDDEN int shmemi_gtl_pick_device(int ndev, const char *const *busid, int local_rank, int nlocal);
+/* the same, asking busid(i) for device i's PCI bus id as the driver writes it (non-zero: unknown); local_rank mod
+ * ndev where the choice has no answer */
+SHMEMI_HIDDEN int shmemi_gtl_pick_busid(int ndev, int (*busid)(int i, char *id, int len), int local_rank, int nlocal);
 /* The emulated GPU for a program whose kernels run on the CPU (src/device/emu): set before shmem_init, it makes
  * SHMEM_GPU=auto pick the emulation and maps device memory where the CPU's emulated threads can reach it. */
 SHMEMI_HIDDEN extern int shmemi_gtl_emu_kernels;

@@ -3,7 +3,6 @@
 
 #include <string.h>
 
-#include "gpu/gtl.h"
 #include "gpu/gtl_kernels.h"
 #include "state.h"
 
@@ -129,22 +128,4 @@ int gtls_reduce(struct gtl_streams *s, void *fn, void *acc, const void *in, size
         blocks = 4096; /* the kernel strides over the rest */
     void *a = acc, *b = (void *)(uintptr_t)in, *args[] = {&a, &b, &n};
     return gtls_run(s, fn, blocks, threads, args) ? 1 : 0;
-}
-
-#define MAX_PICK 64
-int gtls_pick(int n, int (*busid)(int i, char *id, int len), int local_rank, int nlocal) {
-    char ids[MAX_PICK][32];
-    const char *known[MAX_PICK];
-    int m = n < MAX_PICK ? n : MAX_PICK;
-    for (int i = 0; i < m; i++) {
-        known[i] = NULL;
-        if (busid(i, ids[i], (int)sizeof ids[i]))
-            continue;
-        for (char *c = ids[i]; *c; c++) /* the topology code takes lower-case hex */
-            if (*c >= 'A' && *c <= 'F')
-                *c = (char)(*c - 'A' + 'a');
-        known[i] = ids[i];
-    }
-    int k = shmemi_gtl_pick_device(m, known, local_rank, nlocal);
-    return k >= 0 && k < m ? k : local_rank % n;
 }

@@ -54,7 +54,8 @@ SHMEMI_HIDDEN int gtls_memset(struct gtl_streams *s, void *dst, int byte, size_t
 SHMEMI_HIDDEN int gtls_copy2d(struct gtl_streams *s, void *dst, size_t dpitch, const void *src, size_t spitch,
                               size_t width, size_t height);
 
-/* A kernel on the synchronous stream, waited for; with the lock held by the caller (gtls_run_locked) or not. */
+/* A kernel on the synchronous stream, waited for: gtls_run_locked with the lock held by the caller, returning the
+ * API's result; gtls_run taking the lock, returning 0 or -1. */
 SHMEMI_HIDDEN int gtls_run_locked(struct gtl_streams *s, void *fn, unsigned blocks, unsigned threads, void **args);
 SHMEMI_HIDDEN int gtls_run(struct gtl_streams *s, void *fn, unsigned blocks, unsigned threads, void **args);
 
@@ -63,10 +64,6 @@ SHMEMI_HIDDEN int gtls_amo(struct gtl_streams *s, void *const amo_fn[2], unsigne
                            uint64_t value, uint64_t cond, size_t size, uint64_t *old);
 /* kernels.cu's reduction kernel fn over count elements: acc[i] = acc[i] op in[i]; 0, or 1 when it failed */
 SHMEMI_HIDDEN int gtls_reduce(struct gtl_streams *s, void *fn, void *acc, const void *in, size_t count);
-
-/* The device of this PE among n, by PCI bus id (busid(i) writes device i's, as the driver does, upper-case hex or
- * not; non-zero: unknown), through the topology-aware choice; local_rank mod n where that has no answer. */
-SHMEMI_HIDDEN int gtls_pick(int n, int (*busid)(int i, char *id, int len), int local_rank, int nlocal);
 
 /* Backend table entries that put back the application's current device (or context) on the way out: `done` is the
  * backend's function that does it. */

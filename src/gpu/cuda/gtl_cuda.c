@@ -159,7 +159,7 @@ static void unload(void) {
     memset(&cu, 0, sizeof cu);
 }
 
-/* device i's PCI address, for the topology-aware choice of this PE's device (gtls_pick) */
+/* device i's PCI address, for the topology-aware choice of this PE's device (shmemi_gtl_pick_busid) */
 static int busid(int i, char *id, int len) {
     CUdevice d;
     return cu.device_get(&d, i) != CUDA_SUCCESS || cu.device_busid(id, len, d) != CUDA_SUCCESS;
@@ -216,7 +216,7 @@ static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, cha
     if (cu.ctx_get_current(&cur) == CUDA_SUCCESS && cur && cu.ctx_get_device(&dev) == CUDA_SUCCESS) {
         ctx = cur;
     } else {
-        int want = gtls_pick(n, busid, local_rank, nlocal);
+        int want = shmemi_gtl_pick_busid(n, busid, local_rank, nlocal);
         if ((r = cu.device_get(&dev, want)) != CUDA_SUCCESS || (r = cu.primary_retain(&ctx, dev)) != CUDA_SUCCESS) {
             snprintf(why, whylen, "cannot open device %d: %s", want, errstr(r));
             unload();

@@ -146,7 +146,7 @@ static int pick(int n, int local_rank, int nlocal) {
     int cur = 0;
     if (hip.get_device(&cur) == hipSuccess && cur > 0 && cur < n)
         return cur;
-    return gtls_pick(n, busid, local_rank, nlocal);
+    return shmemi_gtl_pick_busid(n, busid, local_rank, nlocal);
 }
 
 /* gtl_stream.c's calls that differ from the runtime's in their arguments */
