@@ -1,10 +1,22 @@
-/* fft2d_common.h - what the host (fft2d.c) and OpenMP (fft2d_omp.c) forms of the 2D FFT share: the input, a hash of
- * the global indices, and the checks of a result left transposed in symmetric host memory (FFTW's serial 2D FFT at
- * small N, DFT sums by the definition above it), so both forms are held to the same verification. */
+/* fft2d_common.h - what the forms of the 2D FFT share: the input, a hash of the global indices, and (host and OpenMP
+ * forms) the checks of a result left transposed in symmetric host memory (FFTW's serial 2D FFT at small N, DFT sums
+ * by the definition above it), so the forms are held to the same verification. After app.h; FFT2D_NO_FFTW leaves
+ * out all but the input (the GPU form, which checks entries by the definition: a GPU machine needs no FFTW). */
 #ifndef GSHMEM_APP_FFT2D_COMMON_H
 #define GSHMEM_APP_FFT2D_COMMON_H
-#include <fftw3.h>
 #include <math.h>
+#include <stdint.h>
+
+/* the input, from global indices only, so PE 0 can build the whole array to check against */
+static inline void fft2d_input_at(long i, long j, double v[2]) {
+    uint64_t h = (uint64_t)i * 0x9E3779B97F4A7C15ull ^ ((uint64_t)j + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 29, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 32;
+    v[0] = (double)(h & 0xFFFFF) / (double)0x100000 - 0.5;
+    v[1] = (double)((h >> 20) & 0xFFFFF) / (double)0x100000 - 0.5;
+}
+
+#ifndef FFT2D_NO_FFTW
+#include <fftw3.h>
 
 #include "app.h"
 
@@ -12,14 +24,6 @@
 #define V15 (SHMEM_MAJOR_VERSION * 100 + SHMEM_MINOR_VERSION >= 105)
 
 typedef fftw_complex cplx; /* double[2] */
-
-/* the input, from global indices only, so PE 0 can build the whole array to check against */
-static void fft2d_input_at(long i, long j, cplx v) {
-    uint64_t h = (uint64_t)i * 0x9E3779B97F4A7C15ull ^ ((uint64_t)j + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
-    h ^= h >> 29, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 32;
-    v[0] = (double)(h & 0xFFFFF) / (double)0x100000 - 0.5;
-    v[1] = (double)((h >> 20) & 0xFFFFF) / (double)0x100000 - 0.5;
-}
 
 /* this PE's n / npes rows of the input */
 static void fft2d_fill_rows(cplx *a, long n) {
@@ -119,4 +123,6 @@ static int fft2d_verify_sampled(long n, cplx *t) {
 static int fft2d_verify(long n, long maxserial, cplx *t) {
     return n <= maxserial ? fft2d_verify_serial(n, t) : fft2d_verify_sampled(n, t);
 }
+#endif
+
 #endif

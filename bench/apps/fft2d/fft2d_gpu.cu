@@ -13,6 +13,8 @@
 #endif
 
 #include "app.h"
+#define FFT2D_NO_FFTW /* entries are checked by the DFT's definition: no FFTW on a GPU machine */
+#include "fft2d_common.h"
 
 typedef cufftDoubleComplex cplx; /* double2 */
 
@@ -40,14 +42,6 @@ struct fftg {
     cufftHandle plan;
     cudaStream_t st;
 };
-
-/* the input, from global indices only: the same as fft2d.c's */
-static void input_at(long i, long j, double v[2]) {
-    uint64_t h = (uint64_t)i * 0x9E3779B97F4A7C15ull ^ ((uint64_t)j + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
-    h ^= h >> 29, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 32;
-    v[0] = (double)(h & 0xFFFFF) / (double)0x100000 - 0.5;
-    v[1] = (double)((h >> 20) & 0xFFFFF) / (double)0x100000 - 0.5;
-}
 
 /* send block p (nr x nr, row-major) = columns p*nr.. of this PE's rows */
 __global__ void pack(const cplx *w, cplx *send, long n, long nr) {
@@ -95,7 +89,7 @@ static void dft_at(long n, long k1, long k2, double out[2]) {
     for (long i = 0; i < n; i++)
         for (long j = 0; j < n; j++) {
             double v[2];
-            input_at(i, j, v);
+            fft2d_input_at(i, j, v);
             double w = -2 * pi * (double)((k1 * i + k2 * j) % n) / (double)n, c = cos(w), s = sin(w);
             out[0] += v[0] * c - v[1] * s;
             out[1] += v[0] * s + v[1] * c;
@@ -176,7 +170,7 @@ int main(int argc, char **argv) {
     double *h = (double *)malloc(local);
     for (long r = 0; r < f.nr; r++)
         for (long j = 0; j < n; j++)
-            input_at((long)f.me * f.nr + r, j, h + 2 * (r * n + j));
+            fft2d_input_at((long)f.me * f.nr + r, j, h + 2 * (r * n + j));
     CK(cudaMemcpy(f.a, h, local, cudaMemcpyHostToDevice));
     free(h);
     shmem_barrier_all();
