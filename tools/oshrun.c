@@ -512,9 +512,10 @@ static void cleanup_shm(void) {
 static void signal_group(int sig) {
     if (job.pgid > 0)
         kill(-job.pgid, sig);
-    /* a PE that moved itself to another group still gets it */
+    /* a PE that moved itself to another group still gets it, but only once: a second copy of a caught signal
+     * can arrive while its handler runs and run the handler twice */
     for (int r = 0; r < job.npes; r++)
-        if (job.pes[r].pid > 0 && !job.pes[r].reaped)
+        if (job.pes[r].pid > 0 && !job.pes[r].reaped && (job.pgid <= 0 || getpgid(job.pes[r].pid) != job.pgid))
             kill(job.pes[r].pid, sig);
 }
 
