@@ -9,7 +9,8 @@
 
 #include "shmemi.h"
 
-#define GTL_IPC_SIZE 64 /* CUDA's IPC handle size; every backend's handle fits */
+#define SHMEMI_GTL_NO_PIN (-2) /* host_register: the driver cannot pin memory it did not allocate */
+#define GTL_IPC_SIZE 64        /* CUDA's IPC handle size; every backend's handle fits */
 struct gtl_ipc {
     unsigned char bytes[GTL_IPC_SIZE];
 };
@@ -56,7 +57,8 @@ struct gtl_backend {
     /* the address the network registers for the device allocation at base, and its device ordinal */
     int (*net_addr)(void *base, void **addr, int *device);
     /* page-lock host memory for the device (CUDA: cuMemHostRegister), so copies between it and device memory run at
-     * full DMA speed instead of through the driver's staging of pageable memory; undone before it is unmapped */
+     * full DMA speed instead of through the driver's staging of pageable memory; undone before it is unmapped.
+     * 0, -1 (it failed: too much, say), or SHMEMI_GTL_NO_PIN: this driver cannot pin memory it did not allocate */
     int (*host_register)(void *p, size_t size);
     int (*host_unregister)(void *p);
     /* zeroed host memory the device may load and store at the same address (CUDA: cuMemHostAlloc, mapped and

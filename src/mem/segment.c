@@ -456,7 +456,13 @@ static int pin_host(char *err, size_t errlen) {
         for (int pe = 0; pe < shmemi_rt.n_pes; pe++) {
             if (!s->peer[pe])
                 continue;
-            if (shmemi_gtl->host_register(s->peer[pe], s->map_size))
+            int rc = shmemi_gtl->host_register(s->peer[pe], s->map_size);
+            if (rc == SHMEMI_GTL_NO_PIN)
+                return errf(err, errlen,
+                            "SHMEM_GPU_PIN_HOST=1: the GPU driver (%s) cannot pin host memory it did not allocate; "
+                            "leave SHMEM_GPU_PIN_HOST unset",
+                            shmemi_gtl->name);
+            if (rc)
                 return errf(err, errlen,
                             "SHMEM_GPU_PIN_HOST=1: the GPU driver (%s) cannot pin the %s of PE %d (%zu bytes at %p); "
                             "make SHMEM_SYMMETRIC_SIZE smaller or leave SHMEM_GPU_PIN_HOST unset",

@@ -627,9 +627,12 @@ static int ze_reduce(int op, int dt, void *acc, const void *in, size_t count) {
 }
 
 /* Level Zero itself cannot page-lock memory it did not allocate; Intel's driver can (zexDriverImportExternalPointer).
- * Without it, -1: staging buffers then stay pageable (slower copies), and SHMEM_GPU_PIN_HOST=1 says it cannot. */
+ * Without it, SHMEMI_GTL_NO_PIN: staging buffers then stay pageable (slower copies), and SHMEM_GPU_PIN_HOST=1 says
+ * it cannot. */
 static int ze_host_register(void *p, size_t size) {
-    return ze.import_ptr && ze.import_ptr(drv, p, size) == ZT_SUCCESS ? 0 : -1;
+    if (!ze.import_ptr)
+        return SHMEMI_GTL_NO_PIN;
+    return ze.import_ptr(drv, p, size) == ZT_SUCCESS ? 0 : -1;
 }
 
 static int ze_host_unregister(void *p) { return ze.release_ptr && ze.release_ptr(drv, p) == ZT_SUCCESS ? 0 : -1; }
