@@ -36,10 +36,13 @@ static zt_context ctx;
 /* Immediate command lists: synchronous copies (copy engine), pipelines' copies (copy_start; a list of their own so
  * a synchronous copy never waits behind them), kernels (a compute engine). */
 static zt_cmdlist clist, alist, klist;
-static zt_pool pool;
-/* Event 0 marks the end of each synchronous operation (under the lock); the others are pipeline tickets. */
+/* Event pools of NEV events, made as the pipelines need them (NPOOL at most). The first pool's event 0 marks the end of
+ * each synchronous operation (under the lock); the others are pipeline tickets. */
 #define NEV 128
-static zt_event events[NEV], ev_free[NEV];
+#define NPOOL 32
+static zt_pool pools[NPOOL];
+static int npools;
+static zt_event events[NPOOL * NEV], ev_free[NPOOL * NEV];
 static int ev_nfree;
 static int list_lock;
 static int coherent;
@@ -114,14 +117,14 @@ static void teardown(void) {
     if (amo_out)
         ze.mem_free(ctx, amo_out);
     amo_out = NULL;
-    for (int i = 0; i < NEV; i++)
+    for (int i = 0; i < NPOOL * NEV; i++)
         if (events[i])
             ze.event_destroy(events[i]);
     memset(events, 0, sizeof events);
     ev_nfree = 0;
-    if (pool)
-        ze.pool_destroy(pool);
-    pool = NULL;
+    for (int i = 0; i < npools; i++)
+        ze.pool_destroy(pools[i]);
+    npools = 0;
     zt_cmdlist *lists[] = {&clist, &alist, &klist};
     for (int i = 0; i < 3; i++)
         if (*lists[i])
@@ -183,6 +186,32 @@ static uint32_t gpus(zt_device *devs, uint32_t max) {
 }
 
 /* ordinal of a queue group with all of `want` and none of `avoid` (-1: none) */
+/* Another pool of NEV events, its events free (but the first pool's event 0); under the lock after init. A pool
+ * left half made keeps the events made: teardown destroys them. */
+static zt_result add_pool(const char **step) {
+    if (npools == NPOOL)
+        return ZT_ERROR_OUT_OF_HOST_MEMORY;
+    zt_event_pool_desc pd = {.stype = ZT_STYPE_EVENT_POOL_DESC, .flags = ZT_EVENT_POOL_FLAG_HOST_VISIBLE, .count = NEV};
+    zt_result r;
+    *step = "zeEventPoolCreate";
+    if ((r = ze.pool_create(ctx, &pd, 1, &dev, &pools[npools])) != ZT_SUCCESS)
+        return r;
+    zt_event *ev = events + npools * NEV;
+    npools++;
+    *step = "zeEventCreate";
+    for (uint32_t i = 0; i < NEV; i++) {
+        zt_event_desc ed = {.stype = ZT_STYPE_EVENT_DESC,
+                            .index = i,
+                            .signal = ZT_EVENT_SCOPE_FLAG_HOST,
+                            .wait = ZT_EVENT_SCOPE_FLAG_HOST};
+        if ((r = ze.event_create(pools[npools - 1], &ed, &ev[i])) != ZT_SUCCESS)
+            return r;
+        if (ev != events || i)
+            ev_free[ev_nfree++] = ev[i];
+    }
+    return ZT_SUCCESS;
+}
+
 static int queue_group(const zt_queue_group_properties *g, uint32_t n, uint32_t want, uint32_t avoid) {
     for (uint32_t i = 0; i < n; i++)
         if ((g[i].flags & want) == want && !(g[i].flags & avoid))
@@ -301,7 +330,6 @@ static int ze_init(int local_rank, int nlocal, char *desc, size_t desclen, char 
     if (cg < 0)
         cg = queue_group(groups, ng, ZT_QUEUE_GROUP_COPY, 0);
     int kg = queue_group(groups, ng, ZT_QUEUE_GROUP_COMPUTE, 0);
-    zt_event_pool_desc pd = {.stype = ZT_STYPE_EVENT_POOL_DESC, .flags = ZT_EVENT_POOL_FLAG_HOST_VISIBLE, .count = NEV};
     if (r != ZT_SUCCESS || cg < 0 || kg < 0) {
         snprintf(why, whylen, "the device has no %s engine%s%s", cg < 0 ? "copy" : "compute", r ? ": " : "",
                  r ? errstr(r) : "");
@@ -310,24 +338,10 @@ static int ze_init(int local_rank, int nlocal, char *desc, size_t desclen, char 
     }
     if ((step = "zeCommandListCreateImmediate", r = make_list(cg, 0, &clist)) != ZT_SUCCESS ||
         (r = make_list(cg, groups[cg].numQueues > 1, &alist)) != ZT_SUCCESS ||
-        (r = make_list(kg, 0, &klist)) != ZT_SUCCESS ||
-        (step = "zeEventPoolCreate", r = ze.pool_create(ctx, &pd, 1, &dev, &pool)) != ZT_SUCCESS) {
+        (r = make_list(kg, 0, &klist)) != ZT_SUCCESS || (r = add_pool(&step)) != ZT_SUCCESS) {
         snprintf(why, whylen, "%s: %s", step, errstr(r));
         teardown();
         return -1;
-    }
-    for (uint32_t i = 0; i < NEV; i++) {
-        zt_event_desc ed = {.stype = ZT_STYPE_EVENT_DESC,
-                            .index = i,
-                            .signal = ZT_EVENT_SCOPE_FLAG_HOST,
-                            .wait = ZT_EVENT_SCOPE_FLAG_HOST};
-        if ((r = ze.event_create(pool, &ed, &events[i])) != ZT_SUCCESS) {
-            snprintf(why, whylen, "zeEventCreate: %s", errstr(r));
-            teardown();
-            return -1;
-        }
-        if (i)
-            ev_free[ev_nfree++] = events[i];
     }
     void *f = NULL;
     if (ze.driver_ext_fn(drv, "zexDriverImportExternalPointer", &f) == ZT_SUCCESS && f) {
@@ -497,13 +511,21 @@ static int ze_copy(void *dst, const void *src, size_t n) {
 
 static int ze_copy_start(void *dst, const void *src, size_t n, void **ticket) {
     lock();
+    const char *step = NULL;
+    zt_result r = ev_nfree ? ZT_SUCCESS : add_pool(&step); /* every ticket out: another pool */
     zt_event ev = ev_nfree ? ev_free[--ev_nfree] : NULL;
-    zt_result r = ev ? ze.append_copy(alist, dst, src, n, ev, 0, NULL) : ZT_ERROR_OUT_OF_HOST_MEMORY;
+    if (ev)
+        r = ze.append_copy(alist, dst, src, n, ev, 0, NULL);
     if (r != ZT_SUCCESS && ev)
         ev_free[ev_nfree++] = ev;
+    int pools_now = npools;
     unlock();
-    if (r != ZT_SUCCESS) {
-        shmemi_debug("Level Zero: queueing a copy of %zu bytes: %s", n, ev ? errstr(r) : "all pipeline events in use");
+    if (r != ZT_SUCCESS || !ev) {
+        if (!ev && pools_now == NPOOL)
+            shmemi_debug("Level Zero: queueing a copy of %zu bytes: all %d pipeline events in use", n, NPOOL * NEV - 1);
+        else
+            shmemi_debug("Level Zero: queueing a copy of %zu bytes: %s%s%s", n, step ? step : "", step ? ": " : "",
+                         errstr(r));
         return -1;
     }
     *ticket = ev;
@@ -516,7 +538,7 @@ static int ze_copy_end(void *ticket, int wait) {
         return 1;
     lock();
     zt_result r2 = ze.event_reset(ticket);
-    ev_free[ev_nfree++] = ticket; /* a failed copy's event is reset and used again: the pool is fixed */
+    ev_free[ev_nfree++] = ticket; /* a failed copy's event is reset and used again */
     unlock();
     return r == ZT_SUCCESS && r2 == ZT_SUCCESS ? 0 : -1;
 }
