@@ -40,8 +40,41 @@ static int wait_unlock(struct gtl_streams *s, int r) {
     return r ? -1 : 0;
 }
 
+/* A copy of n <= cutover bytes as a kernel (under the lock): its launch costs less than a copy engine's start, and
+ * host data up to GTLS_INLINE_MAX bytes needs no DMA at all. -1: not a case for a kernel (the copy engine's); else
+ * the API's result (its codes are positive). */
+static int small_copy(struct gtl_streams *s, void *dst, const void *src, size_t n) {
+    int sd = s->op->on_device(src), dd = s->op->on_device(dst);
+    unsigned long long len = n;
+    if (!sd && dd) { /* host to GPU: the data inside the launch */
+        if (n > GTLS_INLINE_MAX)
+            return -1;
+        struct {
+            unsigned char b[GTLS_INLINE_MAX];
+        } data;
+        memcpy(data.b, src, n);
+        void *d = dst, *args[] = {&d, &len, &data};
+        return gtls_run_locked(s, s->inline_fn[n > 64], 1, n < 128 ? (unsigned)n : 128, args);
+    }
+    if (!sd || (!dd && n > GTLS_BOUNCE_SIZE))
+        return -1;
+    void *d = dd ? dst : (void *)s->bounce, *from = (void *)(uintptr_t)src, *args[] = {&d, &from, &len};
+    unsigned threads = n < 256 ? (unsigned)n : 256, blocks = (unsigned)((n + 4095) / 4096);
+    int r = gtls_run_locked(s, s->copy_fn, blocks > 64 ? 64 : blocks, threads, args);
+    if (!r && !dd)
+        memcpy(dst, s->bounce, n);
+    return r;
+}
+
 int gtls_copy(struct gtl_streams *s, void *dst, const void *src, size_t n) {
     gtls_lock(s);
+    if (n && n <= s->cutover) {
+        int r = small_copy(s, dst, src, n);
+        if (r != -1) {
+            gtls_unlock(s);
+            return r ? -1 : 0;
+        }
+    }
     return wait_unlock(s, s->op->copy(dst, src, n, s->stream));
 }
 

@@ -26,10 +26,16 @@ struct gtl_stream_ops {
     int (*event_destroy)(void *ev);
     int (*stream_create)(void **stream);
     int (*stream_destroy)(void *stream);
-    int not_ready; /* the API's "not ready" code */
+    int (*on_device)(const void *p); /* 1: p is device memory (of any device) */
+    int not_ready;                   /* the API's "not ready" code */
 };
 
 #define GTLS_EV_POOL 64
+/* Small copies as kernels (SHMEM_GPU_COPY_CUTOVER): the launch carries host data up to GTLS_INLINE_MAX bytes (under
+ * the launch's 4 KiB of parameters); GPU data bound for the host goes through a bounce buffer of GTLS_BOUNCE_SIZE
+ * bytes, page-locked and mapped */
+#define GTLS_INLINE_MAX 3968
+#define GTLS_BOUNCE_SIZE ((size_t)64 << 10)
 struct gtl_streams {
     const struct gtl_stream_ops *op;
     void *stream;  /* synchronous work: one copy or kernel at a time, under lock, waited for */
@@ -37,6 +43,11 @@ struct gtl_streams {
     int lock;      /* held across a stream synchronization (milliseconds at worst): waiters yield after a spin */
     void *ev_free[GTLS_EV_POOL];
     int ev_nfree;
+    /* set by the backend after gtls_open when its kernels loaded (cutover 0: every copy on the copy engine):
+     * kernels.cu's gshmemi_put_inline64/4k, gshmemi_copy_sm, and the bounce buffer, which the backend frees */
+    size_t cutover;
+    void *inline_fn[2], *copy_fn;
+    unsigned char *bounce;
 };
 
 /* both streams; on failure the API's error, nothing left created */
@@ -46,7 +57,8 @@ SHMEMI_HIDDEN void gtls_lock(struct gtl_streams *s);
 SHMEMI_HIDDEN void gtls_unlock(struct gtl_streams *s);
 
 /* The backend table's operations (0, or -1 on failure). Copies are waited for: OpenSHMEM's blocking routines promise
- * the source is reusable and (for gets) the data there when they return. */
+ * the source is reusable and (for gets) the data there when they return. gtls_copy runs those of up to cutover bytes
+ * as kernels where it can. */
 SHMEMI_HIDDEN int gtls_copy(struct gtl_streams *s, void *dst, const void *src, size_t n);
 SHMEMI_HIDDEN int gtls_copy_start(struct gtl_streams *s, void *dst, const void *src, size_t n, void **ticket);
 SHMEMI_HIDDEN int gtls_copy_end(struct gtl_streams *s, void *ticket, int wait); /* 1: not yet */

@@ -107,13 +107,6 @@ static CUfunction amo_fn[2];
 /* kernels.cu's reductions gshmemi_red_<op>_<type>, looked up on first use */
 static CUfunction red_fn[SHMEMI_OP_PROD + 1][GTLK_NONE];
 static unsigned long long *amo_out; /* pinned, mapped: where the atomic kernel leaves the old value */
-/* Small copies as kernels (SHMEM_GPU_COPY_CUTOVER): the launch carries host data up to INLINE_MAX bytes; GPU data
- * bound for the host goes through `bounce` (pinned, mapped) */
-#define INLINE_MAX 3968
-#define BOUNCE_SIZE ((size_t)64 << 10)
-static size_t cutover;
-static CUfunction inline_fn[2], copy_fn;
-static unsigned char *bounce;
 
 #ifdef GSHMEM_HAVE_CUDA_PTX
 #include "kernels_ptx.h" /* generated: static const unsigned char gshmemi_kernels_ptx[] */
@@ -188,6 +181,11 @@ static int op_launch(void *fn, unsigned blocks, unsigned threads, void *st, void
 }
 static int op_event_create(void **ev) { return cu.event_create(ev, CU_EVENT_DISABLE_TIMING); }
 static int op_stream_create(void **st) { return cu.stream_create(st, CU_STREAM_NON_BLOCKING); }
+static int op_on_device(const void *p) {
+    unsigned type = 0;
+    return cu.ptr_attr(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS &&
+           type == CU_MEMORYTYPE_DEVICE;
+}
 
 static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, char *why, size_t whylen) {
     lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -237,6 +235,7 @@ static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, cha
                                   .event_destroy = cu.event_destroy,
                                   .stream_create = op_stream_create,
                                   .stream_destroy = cu.stream_destroy,
+                                  .on_device = op_on_device,
                                   .not_ready = CUDA_ERROR_NOT_READY};
     int current = 0;
     if ((r = cu.ctx_set_current(ctx)) != CUDA_SUCCESS || (current = 1, r = gtls_open(&gs, &ops)) != CUDA_SUCCESS) {
@@ -276,13 +275,14 @@ static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, cha
             cu.module_unload(mod);
         mod = NULL;
     }
-    cutover = mod ? shmemi_env.gpu_copy_cutover : 0;
-    if (cutover && (cu.module_function(&inline_fn[0], mod, "gshmemi_put_inline64") != CUDA_SUCCESS ||
-                    cu.module_function(&inline_fn[1], mod, "gshmemi_put_inline4k") != CUDA_SUCCESS ||
-                    cu.module_function(&copy_fn, mod, "gshmemi_copy_sm") != CUDA_SUCCESS ||
-                    cu.host_alloc((void **)&bounce, BOUNCE_SIZE,
-                                  CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) != CUDA_SUCCESS))
-        cutover = 0; /* every copy on the copy engine */
+    /* small copies as kernels (gtl_stream.c), else every copy on the copy engine */
+    gs.cutover = mod ? shmemi_env.gpu_copy_cutover : 0;
+    if (gs.cutover && (cu.module_function(&gs.inline_fn[0], mod, "gshmemi_put_inline64") != CUDA_SUCCESS ||
+                       cu.module_function(&gs.inline_fn[1], mod, "gshmemi_put_inline4k") != CUDA_SUCCESS ||
+                       cu.module_function(&gs.copy_fn, mod, "gshmemi_copy_sm") != CUDA_SUCCESS ||
+                       cu.host_alloc((void **)&gs.bounce, GTLS_BOUNCE_SIZE,
+                                     CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP) != CUDA_SUCCESS))
+        gs.cutover = 0;
 #endif
     char name[128] = "?";
     size_t mem = 0;
@@ -291,8 +291,8 @@ static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, cha
     cu.device_mem(&mem, dev);
     cu.driver_version(&ver);
     char cut[64] = "";
-    if (cutover)
-        snprintf(cut, sizeof cut, "; copies up to %zu B as kernels", cutover);
+    if (gs.cutover)
+        snprintf(cut, sizeof cut, "; copies up to %zu B as kernels", gs.cutover);
     snprintf(desc, desclen, "%s (device %d of %d, %zu GiB), driver API %d.%d, shared by %d PE%s of this node%s%s", name,
              (int)dev, n, mem >> 30, ver / 1000, ver % 1000 / 10, nlocal, nlocal == 1 ? "" : "s",
              amo_fn[1] ? "" : nokern, cut);
@@ -315,14 +315,14 @@ static void cuda_fini(void) {
     if (!lib)
         return;
     use_ctx();
+    if (gs.bounce)
+        cu.host_free(gs.bounce);
+    gs.bounce = NULL;
+    gs.cutover = 0;
     gtls_close(&gs);
     if (amo_out)
         cu.host_free(amo_out);
     amo_out = NULL;
-    if (bounce)
-        cu.host_free(bounce);
-    bounce = NULL;
-    cutover = 0;
     amo_fn[0] = amo_fn[1] = NULL;
     memset(red_fn, 0, sizeof red_fn);
     if (mod)
@@ -401,52 +401,10 @@ static void cuda_ipc_close(void *ptr, size_t size) {
 
 static void cuda_ipc_done(void *base) { (void)base; }
 
-/* Copies go on the library's own stream and are waited for: a copy from pageable host memory may return before
- * its DMA lands otherwise, and OpenSHMEM's blocking routines promise the source is reusable and (for gets) the data
- * there when they return. */
-static int on_device(const void *p) {
-    unsigned type = 0;
-    return cu.ptr_attr(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS &&
-           type == CU_MEMORYTYPE_DEVICE;
-}
-
-/* A copy of n <= cutover bytes as a kernel (under the lock): its launch costs less than a copy engine's start, and
- * host data up to INLINE_MAX bytes needs no DMA at all. -1: not a case for a kernel (the copy engine's). */
-static CUresult small_copy(void *dst, const void *src, size_t n) {
-    int sd = on_device(src), dd = on_device(dst);
-    unsigned long long len = n;
-    if (!sd && dd) { /* host to GPU: the data inside the launch */
-        if (n > INLINE_MAX)
-            return -1;
-        struct {
-            unsigned char b[INLINE_MAX];
-        } data;
-        memcpy(data.b, src, n);
-        void *d = dst, *args[] = {&d, &len, &data};
-        return gtls_run_locked(&gs, inline_fn[n > 64], 1, n < 128 ? (unsigned)n : 128, args);
-    }
-    if (!sd || (!dd && n > BOUNCE_SIZE))
-        return -1;
-    void *d = dd ? dst : (void *)bounce, *s = (void *)(uintptr_t)src, *args[] = {&d, &s, &len};
-    unsigned threads = n < 256 ? (unsigned)n : 256, blocks = (unsigned)((n + 4095) / 4096);
-    CUresult r = gtls_run_locked(&gs, copy_fn, blocks > 64 ? 64 : blocks, threads, args);
-    if (r == CUDA_SUCCESS && !dd)
-        memcpy(dst, bounce, n);
-    return r;
-}
-
-static int cuda_copy(void *dst, const void *src, size_t n) {
-    if (use_ctx())
-        return -1;
-    if (n && n <= cutover) {
-        gtls_lock(&gs);
-        CUresult r = small_copy(dst, src, n);
-        gtls_unlock(&gs);
-        if (r != -1)
-            return r == CUDA_SUCCESS ? 0 : -1;
-    }
-    return gtls_copy(&gs, dst, src, n);
-}
+/* Copies go on the library's own stream and are waited for (gtl_stream.c): a copy from pageable host memory may
+ * return before its DMA lands otherwise, and OpenSHMEM's blocking routines promise the source is reusable and (for
+ * gets) the data there when they return. */
+static int cuda_copy(void *dst, const void *src, size_t n) { return use_ctx() ? -1 : gtls_copy(&gs, dst, src, n); }
 
 static int cuda_copy_start(void *dst, const void *src, size_t n, void **ticket) {
     return use_ctx() ? -1 : gtls_copy_start(&gs, dst, src, n, ticket);

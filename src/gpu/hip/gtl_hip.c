@@ -161,6 +161,11 @@ static int op_launch(void *fn, unsigned blocks, unsigned threads, void *st, void
 }
 static int op_event_create(void **ev) { return hip.event_create(ev, hipEventDisableTiming); }
 static int op_stream_create(void **st) { return hip.stream_create(st, hipStreamNonBlocking); }
+static int op_on_device(const void *p) {
+    hipPointerAttribute_t a;
+    memset(&a, 0, sizeof a);
+    return hip.ptr_attrs(&a, p) == hipSuccess && a.memoryType == memtype_device;
+}
 
 /* The embedded code objects (one per architecture, bundled): the runtime takes the one for this GPU. Without one,
  * nokern says why; atomics on device memory then fail naming the fix, and reductions run on the host. */
@@ -185,6 +190,14 @@ static void load_kernels(void) {
         mod = NULL;
         amo_fn[0] = amo_fn[1] = NULL;
     }
+    /* small copies as kernels (gtl_stream.c), else every copy on the copy engine */
+    gs.cutover = mod ? shmemi_env.gpu_copy_cutover : 0;
+    if (gs.cutover && (hip.module_function(&gs.inline_fn[0], mod, "gshmemi_put_inline64") != hipSuccess ||
+                       hip.module_function(&gs.inline_fn[1], mod, "gshmemi_put_inline4k") != hipSuccess ||
+                       hip.module_function(&gs.copy_fn, mod, "gshmemi_copy_sm") != hipSuccess ||
+                       hip.host_alloc((void **)&gs.bounce, GTLS_BOUNCE_SIZE,
+                                      hipHostMallocPortable | hipHostMallocMapped) != hipSuccess))
+        gs.cutover = 0;
 #else
     snprintf(nokern, sizeof nokern, "built without hipcc");
 #endif
@@ -245,6 +258,7 @@ static int hip_init(int local_rank, int nlocal, char *desc, size_t desclen, char
                                   .event_destroy = hip.event_destroy,
                                   .stream_create = op_stream_create,
                                   .stream_destroy = hip.stream_destroy,
+                                  .on_device = op_on_device,
                                   .not_ready = hipErrorNotReady};
     int opened = 0;
     if ((r = hip.set_device(dev)) != hipSuccess || (opened = 1, r = gtls_open(&gs, &ops)) != hipSuccess) {
@@ -263,10 +277,13 @@ static int hip_init(int local_rank, int nlocal, char *desc, size_t desclen, char
     size_t mem = 0;
     hip.device_name(name, sizeof name, dev);
     hip.device_mem(&mem, dev);
-    snprintf(desc, desclen, "%s (device %d of %d, %zu GiB), HIP runtime %d.%d, shared by %d PE%s of this node%s%s%s",
+    char cut[64] = "";
+    if (gs.cutover)
+        snprintf(cut, sizeof cut, "; copies up to %zu B as kernels", gs.cutover);
+    snprintf(desc, desclen, "%s (device %d of %d, %zu GiB), HIP runtime %d.%d, shared by %d PE%s of this node%s%s%s%s",
              name, dev, n, mem >> 30, version / 10000000, version / 100000 % 100, nlocal, nlocal == 1 ? "" : "s",
              is_coherent ? "; coherent with the CPU (APU)" : "",
-             mod ? "" : "; no atomic or reduction kernels: ", mod ? "" : nokern);
+             mod ? "" : "; no atomic or reduction kernels: ", mod ? "" : nokern, cut);
     return 0;
 }
 
@@ -274,6 +291,10 @@ static void hip_fini(void) {
     if (!lib)
         return;
     use_dev();
+    if (gs.bounce)
+        hip.host_free(gs.bounce);
+    gs.bounce = NULL;
+    gs.cutover = 0;
     gtls_close(&gs);
     if (amo_out)
         hip.host_free(amo_out);
