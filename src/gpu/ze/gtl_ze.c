@@ -185,12 +185,13 @@ static uint32_t gpus(zt_device *devs, uint32_t max) {
     return 0;
 }
 
-/* ordinal of a queue group with all of `want` and none of `avoid` (-1: none) */
 /* Another pool of NEV events, its events free (but the first pool's event 0); under the lock after init. A pool
  * left half made keeps the events made: teardown destroys them. */
 static zt_result add_pool(const char **step) {
-    if (npools == NPOOL)
+    if (npools == NPOOL) {
+        *step = "every pipeline event in use, in the most pools there may be";
         return ZT_ERROR_OUT_OF_HOST_MEMORY;
+    }
     zt_event_pool_desc pd = {.stype = ZT_STYPE_EVENT_POOL_DESC, .flags = ZT_EVENT_POOL_FLAG_HOST_VISIBLE, .count = NEV};
     zt_result r;
     *step = "zeEventPoolCreate";
@@ -212,6 +213,7 @@ static zt_result add_pool(const char **step) {
     return ZT_SUCCESS;
 }
 
+/* ordinal of a queue group with all of `want` and none of `avoid` (-1: none) */
 static int queue_group(const zt_queue_group_properties *g, uint32_t n, uint32_t want, uint32_t avoid) {
     for (uint32_t i = 0; i < n; i++)
         if ((g[i].flags & want) == want && !(g[i].flags & avoid))
@@ -511,21 +513,15 @@ static int ze_copy(void *dst, const void *src, size_t n) {
 
 static int ze_copy_start(void *dst, const void *src, size_t n, void **ticket) {
     lock();
-    const char *step = NULL;
+    const char *step = "";
     zt_result r = ev_nfree ? ZT_SUCCESS : add_pool(&step); /* every ticket out: another pool */
     zt_event ev = ev_nfree ? ev_free[--ev_nfree] : NULL;
-    if (ev)
-        r = ze.append_copy(alist, dst, src, n, ev, 0, NULL);
-    if (r != ZT_SUCCESS && ev)
+    if (ev &&
+        (step = "zeCommandListAppendMemoryCopy", r = ze.append_copy(alist, dst, src, n, ev, 0, NULL)) != ZT_SUCCESS)
         ev_free[ev_nfree++] = ev;
-    int pools_now = npools;
     unlock();
-    if (r != ZT_SUCCESS || !ev) {
-        if (!ev && pools_now == NPOOL)
-            shmemi_debug("Level Zero: queueing a copy of %zu bytes: all %d pipeline events in use", n, NPOOL * NEV - 1);
-        else
-            shmemi_debug("Level Zero: queueing a copy of %zu bytes: %s%s%s", n, step ? step : "", step ? ": " : "",
-                         errstr(r));
+    if (r != ZT_SUCCESS) {
+        shmemi_debug("Level Zero: queueing a copy of %zu bytes: %s: %s", n, step, errstr(r));
         return -1;
     }
     *ticket = ev;
