@@ -32,7 +32,8 @@ static struct shmemgi_dteam teams[SHMEMGI_MAX_DTEAMS];
 static struct shmemgi_dctx ctxs[SHMEMGI_MAX_DCTX];
 static struct shmemgi_dteam *d_teams;
 static struct shmemgi_dctx *d_ctxs;
-static int32_t *d_pes[SHMEMGI_MAX_DTEAMS]; /* team member lists */
+static int32_t *d_pes[SHMEMGI_MAX_DTEAMS];  /* team member lists */
+static char *d_scratch[SHMEMGI_MAX_DTEAMS]; /* each team slot's collective scratch, kept for the slot's next team */
 static uint64_t *d_peers[SHMEMGI_MAX_DSEGS];
 static uint64_t *d_counters; /* ring tail, issued[], the error claim */
 static struct shmemgi_ring *ring;
@@ -86,6 +87,9 @@ static void team_entry(struct gshmem_team *t, const char *fn) {
                               .size = t->size,
                               .my_pe = t->my_pe,
                               .index = s};
+    if (!d_scratch[s])
+        d_scratch[s] = dev_alloc(2 * SHMEMGI_COLL_HALF, fn);
+    e.scratch = d_scratch[s];
     if (t->pes) {
         if (d_pes[s]) {
             shmemi_gtl_forget(d_pes[s]);
@@ -123,9 +127,12 @@ int shmemi_device_init(char *why, size_t len) {
     hst.version = SHMEMGI_DSTATE_VERSION;
     hst.my_pe = shmemi_rt.my_pe;
     hst.n_pes = shmemi_rt.n_pes;
-    hst.amo_proxy = shmemi_rt.amo_net;
     hst.proxy_all = shmemi_env.device_proxy_all;
     hst.copy_cutover = shmemi_env.device_copy_cutover;
+    /* where one PE is reached both through the proxy and directly (large copies to the copy engine; every put
+     * through the proxy but atomics, which never are), a fence must see the proxy's queue land before the direct
+     * path may overtake it */
+    hst.fence_quiet = hst.copy_cutover || hst.proxy_all;
     for (int i = 0; i < shmemi_rt.nsegs && hst.nsegs < SHMEMGI_MAX_DSEGS; i++) {
         struct shmemi_seg *s = &shmemi_rt.segs[i];
         if (s->kind != SHMEMI_MEM_DEVICE)
@@ -145,8 +152,9 @@ int shmemi_device_init(char *why, size_t len) {
     d_ctxs = dev_alloc(sizeof ctxs, fn);
     memset(teams, 0, sizeof teams);
     memset(ctxs, 0, sizeof ctxs);
-    /* counters the device's atomics change: the ring's tail, requests per context, the error claim */
-    d_counters = dev_alloc((2 + SHMEMGI_MAX_DCTX) * sizeof(uint64_t), fn);
+    /* counters the device's atomics change: the ring's tail, the error claim, requests per context and how many of
+     * them quiets found complete */
+    d_counters = dev_alloc((2 + 2 * SHMEMGI_MAX_DCTX) * sizeof(uint64_t), fn);
     if (shmemi_gtl->host_alloc(sizeof *ring, (void **)&ring) || shmemi_gtl->host_alloc(sizeof *derr, (void **)&derr)) {
         snprintf(why, len, "cannot allocate host memory the GPU can reach (%s)", shmemi_gtl->name);
         return -1;
@@ -154,8 +162,7 @@ int shmemi_device_init(char *why, size_t len) {
     for (uint64_t i = 0; i < SHMEMGI_RING_SLOTS; i++)
         ring->slot[i].seq = i; /* slot i is free for ticket i */
     /* the barrier counters of device teams, in the GPU heap: symmetric, so peers signal them as any object */
-    size_t sync_bytes =
-        (size_t)SHMEMGI_MAX_DTEAMS * (SHMEMGI_SYNC_ROUNDS + 1) * sizeof(uint64_t) + 2 * SHMEMGI_COLL_HALF;
+    size_t sync_bytes = (size_t)SHMEMGI_MAX_DTEAMS * (SHMEMGI_SYNC_ROUNDS + 1) * sizeof(uint64_t);
     /* (every PE allocates the same at init: the same offset; init's last barrier comes before any peer uses it) */
     sync_area = shmemi_seg_alloc_local(&shmemi_rt.segs[shmemi_rt.dev_heap], sync_bytes, 64, fn);
     if (!sync_area) {
@@ -169,11 +176,11 @@ int shmemi_device_init(char *why, size_t len) {
     hst.ring = ring;
     hst.ring_tail = d_counters;
     hst.issued = d_counters + 2;
+    hst.quieted = hst.issued + SHMEMGI_MAX_DCTX;
     hst.err = derr;
     hst.err_claim = (uint32_t *)(d_counters + 1);
     hst.sync = sync_area;
     hst.epoch = (uint64_t *)sync_area + (size_t)SHMEMGI_MAX_DTEAMS * SHMEMGI_SYNC_ROUNDS;
-    hst.coll_scratch = (char *)(hst.epoch + SHMEMGI_MAX_DTEAMS);
     hst.coll_half = SHMEMGI_COLL_HALF;
     hst.teams = d_teams;
     hst.ctxs = d_ctxs;
@@ -219,12 +226,18 @@ void shmemi_device_fini(void) {
             shmemi_gtl->free(d_peers[i], 0);
             d_peers[i] = NULL;
         }
-    for (int i = 0; i < SHMEMGI_MAX_DTEAMS; i++)
+    for (int i = 0; i < SHMEMGI_MAX_DTEAMS; i++) {
         if (d_pes[i]) {
             shmemi_gtl_forget(d_pes[i]);
             shmemi_gtl->free(d_pes[i], 0);
             d_pes[i] = NULL;
         }
+        if (d_scratch[i]) {
+            shmemi_gtl_forget(d_scratch[i]);
+            shmemi_gtl->free(d_scratch[i], 0);
+            d_scratch[i] = NULL;
+        }
+    }
     void *tables[] = {d_teams, d_ctxs, d_counters};
     for (int i = 0; i < 3; i++) {
         shmemi_gtl_forget(tables[i]);

@@ -215,7 +215,19 @@ void shmemi_gtl_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
         shmemi_gtl_copy((char *)dst + r * dpitch, (const char *)src + r * spitch, width, fn);
 }
 
+__thread int shmemi_gtl_no_sm;
+
+static void no_sm_check(const char *what, const char *fn) {
+    if (SHMEMI_UNLIKELY(shmemi_gtl_no_sm))
+        shmemi_fatal(fn,
+                     "the proxy thread was about to launch %s, which needs a free SM while the kernel it serves may "
+                     "hold them all (a hang on a GPU): a library bug, please report it",
+                     what);
+}
+
 int shmemi_gtl_reduce(int op, int dt, void *acc, const void *in, size_t count, const char *fn) {
+    if (count)
+        no_sm_check("a reduction kernel", fn);
     int r = shmemi_gtl->reduce(op, dt, acc, in, count);
     if (r > 0)
         shmemi_fatal(fn, "the reduction kernel on %zu elements of GPU memory failed (%s backend)", count,
@@ -239,6 +251,7 @@ void shmemi_gtl_scratch_put(void *p) {
 
 uint64_t shmemi_gtl_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, const char *fn) {
     uint64_t old = 0;
+    no_sm_check("an atomic kernel on GPU memory", fn);
     if (shmemi_gtl->amo(p, op, value, cond, size, &old))
         shmemi_fatal(fn, "the atomic on GPU memory at %p failed (%s backend)", p, shmemi_gtl->name);
     return old;

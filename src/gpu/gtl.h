@@ -128,4 +128,16 @@ SHMEMI_HIDDEN void *shmemi_gtl_scratch_get(const char *fn);
 SHMEMI_HIDDEN void shmemi_gtl_scratch_put(void *p);
 SHMEMI_HIDDEN uint64_t shmemi_gtl_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, const char *fn);
 
+/* Set by the proxy thread (src/proxy): what it asks of the GPU must run without an SM, since the kernel it serves may
+ * hold every SM while it waits for the answer. Copies then take the copy engine whatever SHMEM_GPU_COPY_CUTOVER says;
+ * an atomic or a reduction (a kernel of the library's) ends the job naming the routine: a library bug, which on a
+ * GPU would be a hang. */
+SHMEMI_HIDDEN extern __thread int shmemi_gtl_no_sm;
+
+/* The emulated GPU's SMs (SHMEM_EMU_SMS), for programs whose kernels run on the CPU: a running block holds one
+ * (src/device/emu), and so does each kernel of the library's own (its atomics and reductions on GPU memory).
+ * take: 0 once one is held; -1 when none came free within wait_s seconds (wait_s < 0: waits as long as it takes). */
+SHMEMI_HIDDEN int shmemi_emu_sm_take(int wait_s);
+SHMEMI_HIDDEN void shmemi_emu_sm_give(void);
+
 #endif

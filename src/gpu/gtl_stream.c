@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "gpu/gtl.h"
 #include "gpu/gtl_kernels.h"
 #include "state.h"
 
@@ -68,7 +69,7 @@ static int small_copy(struct gtl_streams *s, void *dst, const void *src, size_t 
 
 int gtls_copy(struct gtl_streams *s, void *dst, const void *src, size_t n) {
     gtls_lock(s);
-    if (n && n <= s->cutover) {
+    if (n && n <= s->cutover && !shmemi_gtl_no_sm) { /* (the proxy's copies take the copy engine: no SM) */
         int r = small_copy(s, dst, src, n);
         if (r != -1) {
             gtls_unlock(s);

@@ -94,11 +94,11 @@ static void execute(struct shmemgi_req *q) {
     case SHMEMGI_OP_QUIET: shmem_quiet(); break;
     default: shmemi_fatal(fn, "request of unknown kind %u in the ring (memory corrupted?)", q->op);
     }
-    if ((unsigned)q->ctx < SHMEMGI_MAX_DCTX)
+    if ((unsigned)q->ctx < SHMEMGI_MAX_DCTX) {
         executed[q->ctx]++;
-    if (q->op == SHMEMGI_OP_QUIET) /* the host quiet completed every context's requests executed so far */
-        for (int i = 0; i < SHMEMGI_MAX_DCTX; i++)
-            __atomic_store_n(&ring->quieted[i], executed[i], __ATOMIC_RELEASE);
+        if (q->op == SHMEMGI_OP_QUIET) /* the answer: the host quiet completed all of them, this one included */
+            q->result[0] = executed[q->ctx];
+    }
 }
 
 /* SHMEM_DEVICE_PROXY_MUTATE: a promise the proxy breaks on purpose, so that a test that cannot see it is found */
@@ -110,16 +110,17 @@ static int mutate;
 static struct shmemgi_req held[HELD_MAX];
 static int nheld;
 
-static int holdable(const struct shmemgi_req *q) {
-    return !q->wait &&
-           (q->op == SHMEMGI_OP_PUT || q->op == SHMEMGI_OP_PUT_SIGNAL || (q->op == SHMEMGI_OP_AMO && !q->src));
+static int holdable(const struct shmemgi_req *q) { /* (non-blocking fetching atomics too: their results are due at
+                                                     the next quiet, and they are ordered only by a fence) */
+    return !q->wait && (q->op == SHMEMGI_OP_PUT || q->op == SHMEMGI_OP_PUT_SIGNAL || q->op == SHMEMGI_OP_AMO);
 }
 
 static void release_held(void) {
     while (nheld > 0) {
+        /* a moment before each, as a network's delivery takes: a peer may see the later one without the earlier,
+         * and whatever the kernel does directly meanwhile overtakes them */
+        usleep(200);
         execute(&held[--nheld]);
-        if (nheld) /* a moment between them, in which a peer may see the later one without the earlier */
-            usleep(200);
     }
 }
 
@@ -151,6 +152,7 @@ static void idle_wait(unsigned *idle) {
 
 static void *proxy_main(void *arg) {
     (void)arg;
+    shmemi_gtl_no_sm = 1; /* the kernel waiting for an answer may hold every SM: nothing here may need one */
     unsigned idle = 0;
     for (;;) {
         if (SHMEMI_UNLIKELY(__atomic_load_n(&derr->flag, __ATOMIC_ACQUIRE)))

@@ -62,10 +62,12 @@ __global__ void k_each(objs o, int *fails) {
     DCHECK(shmemg_ctx_uint64_atomic_fetch_and(SHMEM_DEVICE_CTX_DEFAULT, o.u64, 1ull << 55, right) == ~0ull >> 8,
            "uint64 xor, fetch_and");
     DCHECK(shmemg_uint64_atomic_fetch(o.u64, right) == 1ull << 55, "uint64 after and");
-    /* nonblocking fetching forms: results land by the quiet */
+    /* nonblocking fetching forms: results land by the quiet; those on one object are ordered by fences */
     shmemg_long_atomic_fetch_nbi(&o.fetched[0], o.tickets_counter, 0);
     shmemg_int_atomic_fetch_add_nbi((int *)&o.fetched[1], o.i, 10, right);
+    shmemg_fence();
     shmemg_int_atomic_swap_nbi((int *)&o.fetched[2], o.i, 77, right);
+    shmemg_fence();
     shmemg_int_atomic_compare_swap_nbi((int *)&o.fetched[3], o.i, 77, 78, right);
     shmemg_uint_atomic_fetch_xor_nbi((unsigned *)&o.fetched[4], o.u, 1u, right);
     shmemg_quiet();

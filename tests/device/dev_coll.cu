@@ -1,7 +1,7 @@
 /* dev_coll.cu - gshmem's collectives inside kernels (shmemgx_*), at thread, block and warp granularity, on the device
  * world team and on a team split from it (the even PEs): barrier_all, broadcastmem from each root, fcollectmem,
  * alltoallmem, and reductions (sum, prod, min, max, and, or, xor on several types), one longer than the library's
- * scratch, one in place. */
+ * scratch, one in place; and two reductions at once, on two teams, by two blocks of one kernel. */
 #include "dev_common.h"
 
 #define N 40000 /* ints: 160 KB, more than one pass of the reduction scratch */
@@ -145,6 +145,32 @@ __global__ void k_reduce(shmem_team_t team, int tme, int tn, int gran, bufs b, i
     settle(team, lead, gran);
 }
 
+/* block 0 sums over the world while block 1 takes the maximum over a second team of the same PEs: each team's
+ * reduction has its own scratch, or the two overwrite each other's partial results */
+#define NC 20000
+__global__ void k_two(shmem_team_t other, int np, int *src, int *sum, int *max, int *fails) {
+    int me = shmemg_my_pe();
+    for (size_t i = threadIdx.x; i < NC; i += blockDim.x)
+        src[i] = ival(me, i);
+    __syncthreads();
+    if (blockIdx.x == 0)
+        shmemgx_int_sum_reduce_tg(SHMEM_DEVICE_TEAM_WORLD, sum, src, NC);
+    else
+        shmemgx_int_max_reduce_tg(other, max, src, NC);
+    __syncthreads();
+    for (size_t i = threadIdx.x; i < NC; i += blockDim.x) {
+        int want_sum = 0, want_max = ival(0, i);
+        for (int pe = 0; pe < np; pe++) {
+            want_sum += ival(pe, i);
+            want_max = ival(pe, i) > want_max ? ival(pe, i) : want_max;
+        }
+        if (blockIdx.x == 0)
+            DCHECK(sum[i] == want_sum, "concurrent sum [%lu]: %d, expected %d", (unsigned long)i, sum[i], want_sum);
+        else
+            DCHECK(max[i] == want_max, "concurrent max [%lu]: %d, expected %d", (unsigned long)i, max[i], want_max);
+    }
+}
+
 int main() {
     dev_init();
     int me = shmem_my_pe(), np = shmem_n_pes();
@@ -174,6 +200,17 @@ int main() {
         }
         shmem_barrier_all();
     }
+    shmem_team_t dup = SHMEM_TEAM_INVALID;
+    shmem_team_split_strided(SHMEM_DEVICE_TEAM_WORLD, 0, 1, np, nullptr, 0, &dup);
+    HCHECK(dup != SHMEM_TEAM_INVALID, "splitting a second world team failed");
+    int *two = (int *)shmemg_calloc(3 * (size_t)NC, sizeof(int));
+    for (int rep = 0; rep < 4; rep++) { /* (the two overlap at random: more tries, more chances to collide) */
+        k_two<<<2, 128>>>(dup, np, two, two + NC, two + 2 * NC, dev_fail);
+        dev_check("k_two");
+        shmem_barrier_all();
+    }
+    shmemg_free(two);
+    shmem_team_destroy(dup);
     if (even != SHMEM_TEAM_INVALID)
         shmem_team_destroy(even);
     if (me == 0)

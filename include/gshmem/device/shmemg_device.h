@@ -45,6 +45,12 @@ void gshmemx_emu_proxy_doorbell(void);
 
 namespace shmemgi {
 
+template <int N> struct std_uint;
+template <> struct std_uint<1> { typedef uint8_t type; };
+template <> struct std_uint<2> { typedef uint16_t type; };
+template <> struct std_uint<4> { typedef uint32_t type; };
+template <> struct std_uint<8> { typedef uint64_t type; };
+
 /* ---- the device state: one copy per translation unit ---- */
 static SHMEMGI_CONST struct shmemgi_dstate state_tu;
 SHMEMGI_D const struct shmemgi_dstate &st() { return state_tu; }
@@ -79,6 +85,85 @@ SHMEMGI_D void pause() {
 #endif
 }
 SHMEMGI_D void fence_system() { __threadfence_system(); }
+/* The memory model's pieces at system scope (peers' GPUs and the host proxy observe them), each as cheap as the
+ * compiler allows: an acquire/release fence is enough to order a thread's accesses before and after it (a sequentially
+ * consistent fence, __threadfence_system, is only needed where stores must be ordered before later loads of other
+ * locations: nowhere in this library); loads with acquire and stores with release or relaxed semantics, where a
+ * volatile access would be weaker than the model asks (a volatile load is relaxed: reading a result after a
+ * volatile load of its flag may see the old result). */
+SHMEMGI_D void fence_acq_rel() {
+#if defined(GSHMEM_EMULATE_GPU)
+    __atomic_thread_fence(__ATOMIC_ACQ_REL);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+#elif defined(__HIP_DEVICE_COMPILE__)
+    __atomic_thread_fence(__ATOMIC_ACQ_REL); /* (AMDGPU's default synchronization scope is the system) */
+#else
+    __threadfence_system();
+#endif
+}
+SHMEMGI_D uint32_t ld_acquire32(const void *p) {
+#if defined(GSHMEM_EMULATE_GPU) || defined(__HIP_DEVICE_COMPILE__)
+    return __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    uint32_t v;
+    asm volatile("ld.acquire.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+#else
+    uint32_t v = *(const volatile uint32_t *)p;
+    __threadfence_system();
+    return v;
+#endif
+}
+SHMEMGI_D uint64_t ld_acquire64(const void *p) {
+#if defined(GSHMEM_EMULATE_GPU) || defined(__HIP_DEVICE_COMPILE__)
+    return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    uint64_t v;
+    asm volatile("ld.acquire.sys.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+#else
+    uint64_t v = *(const volatile uint64_t *)p;
+    __threadfence_system();
+    return v;
+#endif
+}
+SHMEMGI_D void st_release64(void *p, uint64_t v) {
+#if defined(GSHMEM_EMULATE_GPU) || defined(__HIP_DEVICE_COMPILE__)
+    __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELEASE);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+    asm volatile("st.release.sys.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+#else
+    __threadfence_system();
+    *(volatile uint64_t *)p = v;
+#endif
+}
+/* a store other PEs' waits may observe: relaxed at system scope (a plain store may stay in a cache or be merged
+ * with a later one as far as the model is concerned); objects of other sizes than 1, 2, 4, 8 bytes are stored as
+ * volatile words */
+template <class T> SHMEMGI_D void st_relaxed(T *p, T v) {
+#if defined(GSHMEM_EMULATE_GPU) || defined(__HIP_DEVICE_COMPILE__) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700)
+    if constexpr (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8) {
+        typedef typename std_uint<sizeof(T)>::type U;
+        U u;
+        __builtin_memcpy(&u, &v, sizeof u);
+#if defined(GSHMEM_EMULATE_GPU) || defined(__HIP_DEVICE_COMPILE__)
+        __atomic_store_n((U *)p, u, __ATOMIC_RELAXED);
+#else
+        if constexpr (sizeof(T) == 8)
+            asm volatile("st.relaxed.sys.u64 [%0], %1;" ::"l"(p), "l"((uint64_t)u) : "memory");
+        else if constexpr (sizeof(T) == 4)
+            asm volatile("st.relaxed.sys.u32 [%0], %1;" ::"l"(p), "r"((uint32_t)u) : "memory");
+        else if constexpr (sizeof(T) == 2)
+            asm volatile("st.relaxed.sys.u16 [%0], %1;" ::"l"(p), "h"((uint16_t)u) : "memory");
+        else
+            asm volatile("st.relaxed.sys.u8 [%0], %1;" ::"l"(p), "r"((uint32_t)u) : "memory");
+#endif
+        return;
+    }
+#endif
+    *(volatile T *)p = v;
+}
 SHMEMGI_D unsigned tg_rank() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
 SHMEMGI_D unsigned tg_size() { return blockDim.x * blockDim.y * blockDim.z; }
 SHMEMGI_D void tg_sync() { __syncthreads(); }
@@ -101,17 +186,24 @@ SHMEMGI_D uint64_t htg_bcast(uint64_t v) {
     return __shfl_sync(htg_size() == 32 ? 0xffffffffu : (1u << htg_size()) - 1, v, 0);
 #endif
 }
-/* a calling group: this thread's rank in it, its size, its barrier */
-SHMEMGI_D void tg_sync_fn() { tg_sync(); }
-SHMEMGI_D void htg_sync_fn() { htg_sync(); }
-struct grp {
+/* A calling group: this thread's rank in it, its size, its barrier. One type per kind of group, so the routines
+ * that take one are templates whose barrier is inlined (through a function pointer, every group routine made an
+ * indirect call, which a GPU compiler cannot inline and which keeps registers live across it). */
+struct grp_thread {
     unsigned rank, size;
-    void (*sync)();
+    SHMEMGI_D void sync() const {}
 };
-SHMEMGI_D void nosync() {}
-SHMEMGI_D grp thread_grp() { return grp{0, 1, nosync}; }
-SHMEMGI_D grp tg_grp() { return grp{tg_rank(), tg_size(), tg_sync_fn}; }
-SHMEMGI_D grp htg_grp() { return grp{htg_rank(), htg_size(), htg_sync_fn}; }
+struct grp_tg {
+    unsigned rank, size;
+    SHMEMGI_D void sync() const { tg_sync(); }
+};
+struct grp_htg {
+    unsigned rank, size;
+    SHMEMGI_D void sync() const { htg_sync(); }
+};
+SHMEMGI_D grp_thread thread_grp() { return grp_thread{0, 1}; }
+SHMEMGI_D grp_tg tg_grp() { return grp_tg{tg_rank(), tg_size()}; }
+SHMEMGI_D grp_htg htg_grp() { return grp_htg{htg_rank(), htg_size()}; }
 SHMEMGI_D uint64_t vload64(const void *p) { return *(const volatile uint64_t *)p; }
 SHMEMGI_D uint32_t vload32(const void *p) { return *(const volatile uint32_t *)p; }
 SHMEMGI_D void vstore64(void *p, uint64_t v) { *(volatile uint64_t *)p = v; }
@@ -213,7 +305,8 @@ SHMEMGI_D uint64_t proxy(struct shmemgi_req r, int ctx, uint64_t *res = nullptr)
                                                executed and quieted can be skipped */
     uint64_t t = atomicAdd((ull *)s.ring_tail, 1ull);
     struct shmemgi_req *q = &R->slot[t % SHMEMGI_RING_SLOTS];
-    while (vload64(&q->seq) != t) /* the ring is full: wait for the proxy to free this slot */
+    while (ld_acquire64(&q->seq) != t) /* the ring is full: wait for the proxy to free this slot (acquire: what
+                                          we write below comes after the proxy's last reads of it) */
         pause();
     r.ctx = ctx;
     r.done = 0;
@@ -221,22 +314,20 @@ SHMEMGI_D uint64_t proxy(struct shmemgi_req r, int ctx, uint64_t *res = nullptr)
     volatile uint64_t *dst = (volatile uint64_t *)q;
     for (unsigned i = 1; i < sizeof r / 8; i++) /* everything but seq */
         dst[i] = src[i];
-    fence_system();
-    vstore64(&q->seq, t + 1);
+    st_release64(&q->seq, t + 1); /* the request, then its sequence number */
 #if defined(GSHMEM_EMULATE_GPU)
     gshmemx_emu_proxy_doorbell();
 #endif
     if (!r.wait)
         return 0;
-    while (!vload32(&q->done))
+    while (!ld_acquire32(&q->done)) /* acquire: the answer's words are read after the flag says they are there */
         pause();
     uint64_t lo = vload64(&q->result[0]);
     if (res) {
         res[0] = lo;
         res[1] = vload64(&q->result[1]);
     }
-    fence_system();
-    vstore64(&q->seq, t + SHMEMGI_RING_SLOTS); /* free for the ticket one turn later */
+    st_release64(&q->seq, t + SHMEMGI_RING_SLOTS); /* free for the ticket one turn later, after the reads above */
     return lo;
 }
 
@@ -267,15 +358,21 @@ SHMEMGI_D void copy_range(void *dst, const void *src, size_t n, unsigned rank, u
     }
 }
 
-/* the address of pe's copy of p if this PE maps it, else nullptr (with *off the offset in its segment) */
-SHMEMGI_D char *peer_addr(const void *p, size_t len, int pe, const char *fn) {
+/* the address of pe's copy of p if this PE maps it, else nullptr */
+SHMEMGI_D char *mapped_addr(const void *p, size_t len, int pe, const char *fn) {
     uint64_t off;
     const struct shmemgi_dseg &g = seg_of(p, len, &off, fn, pe);
     uint64_t b = g.peer[pe];
-    return b && !st().proxy_all ? (char *)(uintptr_t)(b + off) : nullptr;
+    return b ? (char *)(uintptr_t)(b + off) : nullptr;
+}
+/* the same for data movement, which SHMEM_DEVICE_PROXY_ALL sends through the proxy even to mapped peers */
+SHMEMGI_D char *peer_addr(const void *p, size_t len, int pe, const char *fn) {
+    char *a = mapped_addr(p, len, pe, fn);
+    return st().proxy_all ? nullptr : a;
 }
 
 enum { PUT, GET };
+SHMEMGI_D void quiet(int ctx);
 /* put or get of n bytes by a group of `size` threads (1 for the thread form), this thread being `rank` */
 SHMEMGI_D void rma(int dir, int ctx, void *dest, const void *src, size_t n, int pe, int nbi, unsigned rank,
                    unsigned size, const char *fn) {
@@ -361,8 +458,11 @@ SHMEMGI_D uint64_t amo(int ctx, int op, void *dest, uint64_t v, uint64_t c, int 
         uint64_t off;
         seg_of(fetch, (size_t)size, &off, fn, wpe);
     }
-    char *p = peer_addr(dest, (size_t)size, wpe, fn);
-    if (p && !st().amo_proxy) {
+    /* A mapped peer's object is updated by this thread's system-scope atomic, always: through the proxy the host
+     * would have to launch a kernel for it (the CPU cannot reach a discrete GPU's memory), which needs a free SM
+     * and never gets one while the calling kernel holds them all and waits for the answer. */
+    char *p = mapped_addr(dest, (size_t)size, wpe, fn);
+    if (p) {
         uint64_t old = amo_direct(p, op, v, c, size);
         if (fetch) {
             if (size == 4)
@@ -385,21 +485,28 @@ SHMEMGI_D uint64_t amo(int ctx, int op, void *dest, uint64_t v, uint64_t c, int 
     return proxy(r, ctx);
 }
 
-SHMEMGI_D void put_signal(int ctx, void *dest, const void *src, size_t n, uint64_t *sig, uint64_t signal, int sig_op,
-                          int pe, int nbi, unsigned rank, unsigned size, void (*gsync)(), const char *fn) {
+template <class G>
+SHMEMGI_D void put_signal(const G &g, int ctx, void *dest, const void *src, size_t n, uint64_t *sig, uint64_t signal,
+                          int sig_op, int pe, int nbi, const char *fn) {
+    const unsigned rank = g.rank, size = g.size;
     check_init(fn);
     if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
         fail(SHMEMGI_ERR_SIGOP, fn, pe, sig, (size_t)sig_op);
     int wpe = world_pe(ctx, pe, fn);
     uint64_t off;
     seg_of(src, n, &off, fn, wpe);
-    char *p = peer_addr(dest, n, wpe, fn), *ps = peer_addr(sig, 8, wpe, fn);
-    if (p && ps && !st().amo_proxy) {
-        copy_range(p, src, n, rank, size);
-        if (gsync)
-            gsync(); /* every thread's part is written */
+    char *ps = mapped_addr(sig, 8, wpe, fn);
+    if (ps) { /* the signal is this thread's atomic, as any atomic on a mapped peer (see amo) */
+        char *p = peer_addr(dest, n, wpe, fn);
+        if (p)
+            copy_range(p, src, n, rank, size);
+        else if (rank == 0 && n) { /* (SHMEM_DEVICE_PROXY_ALL) the data through the proxy, delivered before */
+            rma(PUT, ctx, dest, src, n, pe, 1, 0, 1, fn);
+            quiet(ctx);
+        }
+        g.sync(); /* every thread's part is written */
         if (rank == 0) {
-            fence_system(); /* the data before the signal */
+            fence_acq_rel(); /* the data before the signal */
             if (sig_op == SHMEM_SIGNAL_SET)
                 atomicExch_system((ull *)ps, (ull)signal);
             else
@@ -422,32 +529,38 @@ SHMEMGI_D void put_signal(int ctx, void *dest, const void *src, size_t n, uint64
     }
 }
 
-/* ---- ordering ---- */
-SHMEMGI_D void quiet(int ctx);
-SHMEMGI_D void fence(int ctx) {
-    fence_system(); /* the calling thread's stores (direct puts, AMOs) are ordered */
+/* ---- ordering ----
+ * Whether a context has requests the proxy may not have completed: both counters are in device memory (the count of
+ * requests handed over, and the count the last quiet's answer said were complete), so a kernel whose peers are all
+ * mapped never reads host memory across PCIe to order its operations. */
+SHMEMGI_D int in_flight(int ctx) {
     const struct shmemgi_dstate &s = st();
-    if (s.issued[ctx] != s.ring->quieted[ctx]) { /* requests may be in flight */
-        if (s.copy_cutover) { /* the next operation to that PE may be a direct store: they must have landed */
-            quiet(ctx);
-            return;
-        }
-        struct shmemgi_req r = {}; /* every operation to those PEs goes through the proxy: it orders them */
-        r.op = SHMEMGI_OP_FENCE;
-        r.pe = -1;
-        proxy(r, ctx);
-    }
+    return vload64(&s.issued[ctx]) != vload64(&s.quieted[ctx]);
 }
 SHMEMGI_D void quiet(int ctx) {
-    fence_system();
-    const struct shmemgi_dstate &s = st();
-    if (vload64(&s.issued[ctx]) != vload64(&s.ring->quieted[ctx])) {
+    fence_acq_rel(); /* the calling thread's direct stores and atomics, before whatever follows */
+    if (in_flight(ctx)) {
         struct shmemgi_req r = {};
         r.op = SHMEMGI_OP_QUIET;
         r.pe = -1;
         r.wait = 1;
-        proxy(r, ctx);
+        uint64_t done = proxy(r, ctx); /* the context's requests the proxy had completed, this quiet included */
+        atomicMax((ull *)&st().quieted[ctx], (ull)done);
     }
+}
+SHMEMGI_D void fence(int ctx) {
+    fence_acq_rel(); /* the calling thread's direct stores and atomics are ordered */
+    if (!in_flight(ctx))
+        return;
+    if (st().fence_quiet) { /* a later operation to the same PE may take the direct path, past the proxy's queue:
+                               what is queued must have landed first */
+        quiet(ctx);
+        return;
+    }
+    struct shmemgi_req r = {}; /* every operation to those PEs goes through the proxy: it orders them */
+    r.op = SHMEMGI_OP_FENCE;
+    r.pe = -1;
+    proxy(r, ctx);
 }
 
 /* ---- waits on local objects ---- */
@@ -474,21 +587,21 @@ template <class T> SHMEMGI_D T wait_until(const T *ivar, int op, T v, const char
     T x;
     while (!cmp(x = load(ivar), op, v))
         pause();
-    fence_system(); /* what the writer stored before the value is seen after it */
+    fence_acq_rel(); /* what the writer stored before the value is seen after it */
     return x;
 }
 template <class T> SHMEMGI_D int test(const T *ivar, int op, T v, const char *fn) {
     check_wait(ivar, op, fn);
     int r = cmp(load(ivar), op, v);
     if (r)
-        fence_system();
+        fence_acq_rel();
     return r;
 }
 
 /* ---- barriers of device teams: dissemination, a counter per round in each member's GPU heap ---- */
 SHMEMGI_D int team_sync(const struct shmemgi_dteam &t, const char *fn) {
     const struct shmemgi_dstate &s = st();
-    fence_system(); /* memory stores before the barrier are seen after it */
+    fence_acq_rel(); /* memory stores before the barrier are seen after it */
     int n = t.size, me = t.my_pe;
     if (n <= 1)
         return 0;
@@ -499,7 +612,7 @@ SHMEMGI_D int team_sync(const struct shmemgi_dteam &t, const char *fn) {
         while (load(&row[k]) < e)
             pause();
     }
-    fence_system();
+    fence_acq_rel();
     return 0;
 }
 
@@ -519,7 +632,7 @@ template <class T> SHMEMGI_D void p(int ctx, T *dest, T value, int pe, const cha
     int wpe = world_pe(ctx, pe, fn);
     char *q = peer_addr(dest, sizeof(T), wpe, fn);
     if (q) {
-        *(T *)q = value;
+        st_relaxed((T *)q, value); /* waiters on the peer load it (volatile): a plain store may be cached or merged */
         return;
     }
     struct shmemgi_req r = {};
@@ -568,7 +681,7 @@ template <class T> SHMEMGI_D void wait_until_htg(const T *ivar, int op, T v, con
     if (htg_rank() == 0)
         wait_until(ivar, op, v, fn);
     htg_sync();
-    fence_system();
+    fence_acq_rel();
 }
 template <class T> SHMEMGI_D int test_tg(const T *ivar, int op, T v, const char *fn) {
     __shared__ int r;
@@ -586,7 +699,7 @@ template <class T> SHMEMGI_D int test_htg(const T *ivar, int op, T v, const char
     if (htg_rank() == 0)
         r = test(ivar, op, v, fn);
     r = (int)htg_bcast((uint64_t)r);
-    fence_system();
+    fence_acq_rel();
     return r;
 }
 
@@ -624,7 +737,8 @@ SHMEMGI_API void *shmemg_ptr(const void *dest, int pe) {
 namespace shmemgi {
 /* a put or get by a group (between its barriers: every thread's part of the source is written before, and the whole
  * destination after), or by one thread */
-SHMEMGI_D void rma_grp(const grp &g, int dir, shmem_ctx_t ctx, int ctx_form, void *dest, const void *src, size_t n,
+template <class G>
+SHMEMGI_D void rma_grp(const G &g, int dir, shmem_ctx_t ctx, int ctx_form, void *dest, const void *src, size_t n,
                        int pe, int nbi, const char *fn) {
     check_init(fn);
     int c = ctx_form ? ctx_index(ctx, fn) : 0;
@@ -632,12 +746,13 @@ SHMEMGI_D void rma_grp(const grp &g, int dir, shmem_ctx_t ctx, int ctx_form, voi
     rma(dir, c, dest, src, n, pe, nbi, g.rank, g.size, fn);
     g.sync();
 }
-SHMEMGI_D void put_signal_grp(const grp &g, shmem_ctx_t ctx, int ctx_form, void *dest, const void *src, size_t n,
+template <class G>
+SHMEMGI_D void put_signal_grp(const G &g, shmem_ctx_t ctx, int ctx_form, void *dest, const void *src, size_t n,
                               uint64_t *sig, uint64_t signal, int sig_op, int pe, int nbi, const char *fn) {
     check_init(fn);
     int c = ctx_form ? ctx_index(ctx, fn) : 0;
     g.sync();
-    put_signal(c, dest, src, n, sig, signal, sig_op, pe, nbi, g.rank, g.size, g.size > 1 ? g.sync : nullptr, fn);
+    put_signal(g, c, dest, src, n, sig, signal, sig_op, pe, nbi, fn);
     g.sync();
 }
 } // namespace shmemgi
@@ -688,7 +803,7 @@ SHMEMGI_API uint64_t shmemg_signal_fetch(const uint64_t *sig_addr) {
     uint64_t off;
     shmemgi::seg_of(sig_addr, 8, &off, "shmemg_signal_fetch", -1);
     uint64_t v = shmemgi::load(sig_addr);
-    shmemgi::fence_system();
+    shmemgi::fence_acq_rel();
     return v;
 }
 SHMEMGI_API uint64_t shmemg_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
@@ -710,13 +825,14 @@ SHMEMGI_API uint64_t shmemg_signal_wait_until_htg(uint64_t *sig_addr, int cmp, u
     if (shmemgi::htg_rank() == 0)
         v = shmemgi::wait_until<uint64_t>(sig_addr, cmp, cmp_value, "shmemg_signal_wait_until_htg");
     v = shmemgi::htg_bcast(v);
-    shmemgi::fence_system();
+    shmemgi::fence_acq_rel();
     return v;
 }
 
 namespace shmemgi {
 /* fence or quiet by a group: its first thread does it for all, between the group's barriers */
-SHMEMGI_D void order(const grp &g, shmem_ctx_t ctx, int ctx_form, int is_quiet, const char *fn) {
+template <class G>
+SHMEMGI_D void order(const G &g, shmem_ctx_t ctx, int ctx_form, int is_quiet, const char *fn) {
     if (ctx_form && !ctx) /* SHMEM_CTX_INVALID: nothing to order or complete */
         return;
     check_init(fn);
@@ -730,7 +846,8 @@ SHMEMGI_D void order(const grp &g, shmem_ctx_t ctx, int ctx_form, int is_quiet, 
     }
     g.sync();
 }
-SHMEMGI_D int team_sync_grp(const grp &g, shmem_team_t team, const char *fn) {
+template <class G>
+SHMEMGI_D int team_sync_grp(const G &g, shmem_team_t team, const char *fn) {
     check_init(fn);
     const struct shmemgi_dteam &t = team_of(team, fn);
     g.sync();
@@ -775,7 +892,8 @@ SHMEMGI_API int shmemg_sync_all_htg(void) { return shmemg_team_sync_htg(SHMEM_DE
 namespace shmemgi {
 
 /* the group's puts are complete everywhere, then every member of the team has arrived */
-SHMEMGI_D void coll_end(const grp &g, const struct shmemgi_dteam &t, const char *fn) {
+template <class G>
+SHMEMGI_D void coll_end(const G &g, const struct shmemgi_dteam &t, const char *fn) {
     g.sync();
     if (g.rank == 0) {
         quiet(0);
@@ -783,18 +901,21 @@ SHMEMGI_D void coll_end(const grp &g, const struct shmemgi_dteam &t, const char 
     }
     g.sync();
 }
-SHMEMGI_D void coll_begin(const grp &g, const struct shmemgi_dteam &t, const char *fn) {
+template <class G>
+SHMEMGI_D void coll_begin(const G &g, const struct shmemgi_dteam &t, const char *fn) {
     g.sync(); /* every thread's part of the source is written */
     (void)t;
     (void)fn;
 }
 
-SHMEMGI_D void barrier_all(const grp &g, const char *fn) {
+template <class G>
+SHMEMGI_D void barrier_all(const G &g, const char *fn) {
     check_init(fn);
     coll_end(g, team_of(SHMEM_DEVICE_TEAM_WORLD, fn), fn);
 }
 
-SHMEMGI_D int broadcastmem(const grp &g, shmem_team_t team, void *dest, const void *src, size_t n, int root,
+template <class G>
+SHMEMGI_D int broadcastmem(const G &g, shmem_team_t team, void *dest, const void *src, size_t n, int root,
                            const char *fn) {
     check_init(fn);
     const struct shmemgi_dteam &t = team_of(team, fn);
@@ -810,7 +931,8 @@ SHMEMGI_D int broadcastmem(const grp &g, shmem_team_t team, void *dest, const vo
 
 /* every member sends one n-byte block to every member, starting with the next one so not everyone writes to the
  * same PE at once; block i of src goes to member i (alltoall, src_stride n) or the one block to all (fcollect, 0) */
-SHMEMGI_D int exchangemem(const grp &g, shmem_team_t team, void *dest, const void *src, size_t n, size_t src_stride,
+template <class G>
+SHMEMGI_D int exchangemem(const G &g, shmem_team_t team, void *dest, const void *src, size_t n, size_t src_stride,
                           const char *fn) {
     check_init(fn);
     const struct shmemgi_dteam &t = team_of(team, fn);
@@ -843,8 +965,8 @@ template <class T, int OP> SHMEMGI_D T red_op(T a, T b) {
 }
 /* Each member reads every member's source (its own loads where mapped, gets through the proxy into the scratch
  * otherwise) and reduces into its scratch; the result reaches dest after a barrier, so dest may be the source. */
-template <class T, int OP>
-SHMEMGI_D int reduce(const grp &g, shmem_team_t team, T *dest, const T *src, size_t nreduce, const char *fn) {
+template <class T, int OP, class G>
+SHMEMGI_D int reduce(const G &g, shmem_team_t team, T *dest, const T *src, size_t nreduce, const char *fn) {
     check_init(fn);
     const struct shmemgi_dstate &s = st();
     const struct shmemgi_dteam &t = team_of(team, fn);
@@ -852,7 +974,7 @@ SHMEMGI_D int reduce(const grp &g, shmem_team_t team, T *dest, const T *src, siz
     seg_of(dest, nreduce * sizeof(T), &off, fn, -1);
     seg_of(src, nreduce * sizeof(T), &off, fn, -1);
     size_t chunk = s.coll_half / sizeof(T);
-    T *acc = (T *)s.coll_scratch, *piece = (T *)(s.coll_scratch + s.coll_half);
+    T *acc = (T *)t.scratch, *piece = (T *)(t.scratch + s.coll_half);
     for (size_t base = 0; base < nreduce || (base == 0 && nreduce == 0); base += chunk) {
         size_t m = nreduce - base < chunk ? nreduce - base : chunk;
         g.sync();
@@ -866,8 +988,16 @@ SHMEMGI_D int reduce(const grp &g, shmem_team_t team, T *dest, const T *src, siz
             const T *p = (const T *)peer_addr(src + base, m * sizeof(T), pe, fn);
             if (!p) { /* through the proxy, into the scratch */
                 g.sync();
-                if (g.rank == 0)
-                    rma(GET, 0, piece, src + base, m * sizeof(T), pe, 0, 0, 1, fn);
+                if (g.rank == 0) { /* (the scratch is outside the GPU heap: the request directly) */
+                    struct shmemgi_req r = {};
+                    r.op = SHMEMGI_OP_GET;
+                    r.pe = pe;
+                    r.dst = (uint64_t)(uintptr_t)piece;
+                    r.src = (uint64_t)(uintptr_t)(src + base);
+                    r.len = m * sizeof(T);
+                    r.wait = 1;
+                    proxy(r, 0);
+                }
                 g.sync();
                 p = piece;
             }

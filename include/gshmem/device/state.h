@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #define SHMEMGI_DSTATE_MAGIC 0x6773686dU /* set once SHMEM_DEVICE_KERNEL_INIT was provided */
-#define SHMEMGI_DSTATE_VERSION 1
+#define SHMEMGI_DSTATE_VERSION 2
 #define SHMEMGI_MAX_DSEGS 17   /* the GPU heap and KIND=DEVICE partitions */
 #define SHMEMGI_MAX_DTEAMS 64  /* device teams alive at once (the predefined two included) */
 #define SHMEMGI_MAX_DCTX 64    /* device contexts alive at once (the default included) */
@@ -30,6 +30,10 @@ struct shmemgi_dteam {
     const int32_t *pes;
     int32_t index; /* its row of counters in the sync area */
     int32_t pad;
+    /* the team's own scratch for the shmemgx collectives (device memory, 2 * coll_half bytes, this PE's only):
+     * a partial result, and a peer's piece fetched through the proxy; one per team, so reductions on two teams may
+     * run at once (two streams, two blocks) */
+    char *scratch;
 };
 
 /* A device context: its team, and how many operations it handed the proxy */
@@ -104,8 +108,7 @@ enum shmemgi_amo {
 
 /* Host memory the device writes requests into and the proxy answers in */
 struct shmemgi_ring {
-    uint64_t quieted[SHMEMGI_MAX_DCTX]; /* requests of each context the proxy has executed and quieted */
-    uint32_t doorbell;                  /* the emulation rings it (a futex) so an idle proxy wakes at once */
+    uint32_t doorbell; /* the emulation rings it (a futex) so an idle proxy wakes at once */
     uint32_t pad1[15];
     struct shmemgi_req slot[SHMEMGI_RING_SLOTS];
 };
@@ -114,8 +117,10 @@ struct shmemgi_dstate {
     uint32_t magic, version;
     int32_t my_pe, n_pes;
     int32_t nsegs;
-    int32_t amo_proxy; /* atomics go through the proxy even to mapped peers (the network's atomics are in use) */
-    int32_t proxy_all; /* everything goes through the proxy (SHMEM_DEVICE_PROXY_ALL, for testing) */
+    int32_t fence_quiet; /* a fence completes the proxy's requests: an operation after it may reach the same PE by the
+                            direct path (copy cutover, SHMEM_DEVICE_PROXY_ALL: data through the proxy, atomics not) */
+    int32_t proxy_all;   /* puts and gets go through the proxy even to mapped peers (SHMEM_DEVICE_PROXY_ALL, for
+                            testing); atomics to them never do (the host would need a kernel, so a free SM) */
     int32_t pad0;
     uint64_t copy_cutover; /* puts and gets of at least this many bytes to mapped peers go to the proxy (0: never) */
     struct shmemgi_dseg seg[SHMEMGI_MAX_DSEGS];
@@ -125,16 +130,14 @@ struct shmemgi_dstate {
     struct shmemgi_ring *ring;
     uint64_t *ring_tail; /* device memory: tickets handed out */
     uint64_t *issued;    /* device memory: [SHMEMGI_MAX_DCTX] requests each context handed the proxy */
+    uint64_t *quieted;   /* device memory: [SHMEMGI_MAX_DCTX] of those, how many the last quiet found complete */
     struct shmemgi_derror *err;
     uint32_t *err_claim; /* device memory: the first failing thread takes it */
     /* GPU heap memory of the library's own, symmetric: sync[team][round] counts the barrier signals a team's round
      * received here; epoch[team] the barriers this PE began on it */
     uint64_t *sync;
     uint64_t *epoch;
-    /* GPU heap scratch of the shmemgx collectives: two halves of coll_half bytes (a partial result, and a peer's
-     * piece fetched through the proxy) */
-    char *coll_scratch;
-    uint64_t coll_half;
+    uint64_t coll_half; /* the size of each half of a team's scratch */
 };
 #define SHMEMGI_COLL_HALF ((size_t)64 << 10)
 

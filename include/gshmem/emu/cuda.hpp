@@ -172,7 +172,7 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d) {
     p->maxThreadsDim[2] = 64;
     p->maxGridSize[0] = 0x7fffffff;
     p->maxGridSize[1] = p->maxGridSize[2] = 65535;
-    p->multiProcessorCount = 4;
+    p->multiProcessorCount = gshmem_emu_sm_count();
     p->major = 7;
     p->minor = 0;
     p->concurrentKernels = p->unifiedAddressing = p->managedMemory = p->canMapHostMemory = 1;

@@ -13,6 +13,7 @@
 
 #include "device/emu/emu.h"
 #include "device/emu/fiber.h"
+#include "gpu/gtl.h"
 #include "state.h"
 
 __thread struct gshmem_emu_thread *gshmem_emu_cur;
@@ -327,7 +328,9 @@ static void take_blocks(struct kernel_run *k) {
         unsigned b = __atomic_fetch_add(&k->next, 1, __ATOMIC_RELAXED);
         if (b >= k->nblocks)
             return;
+        shmemi_emu_sm_take(-1); /* a block runs on an SM of the emulated GPU, shared with every other kernel */
         run_block(k, b);
+        shmemi_emu_sm_give();
     }
 }
 

@@ -472,6 +472,8 @@ int gshmem_emu_device_count(int *count) {
         *count = 1;
     return E_OK;
 }
+/* (before shmem_init has read the environment: the default) */
+int gshmem_emu_sm_count(void) { return shmemi_env.emu_sms ? (int)shmemi_env.emu_sms : 32; }
 
 /* ---- capture and graphs ---- */
 int gshmem_emu_capture_begin(void *stream) {

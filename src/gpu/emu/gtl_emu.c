@@ -5,11 +5,13 @@
  * SHMEM_GPU=emulate-visible maps the device addresses readable and writable too, so that unchanged host test programs
  * (tests/common/devheap.h) can check their own symmetric objects after moving them into the device heap. */
 #include <errno.h>
-#include <stdlib.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpu/gtl.h"
@@ -331,6 +333,51 @@ static int emu_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, 
     return 0;
 }
 
+/* ---- the SMs: a GPU runs a kernel's block only on a free SM, and the library's own kernels are no exception ---- */
+static pthread_mutex_t sm_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sm_free = PTHREAD_COND_INITIALIZER;
+static int sm_busy;
+
+int shmemi_emu_sm_take(int wait_s) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += wait_s;
+    pthread_mutex_lock(&sm_lock);
+    while (sm_busy >= (int)shmemi_env.emu_sms)
+        if (wait_s < 0)
+            pthread_cond_wait(&sm_free, &sm_lock);
+        else if (pthread_cond_timedwait(&sm_free, &sm_lock, &until) == ETIMEDOUT &&
+                 sm_busy >= (int)shmemi_env.emu_sms) {
+            pthread_mutex_unlock(&sm_lock);
+            return -1;
+        }
+    sm_busy++;
+    pthread_mutex_unlock(&sm_lock);
+    return 0;
+}
+
+void shmemi_emu_sm_give(void) {
+    pthread_mutex_lock(&sm_lock);
+    sm_busy--;
+    pthread_cond_signal(&sm_free);
+    pthread_mutex_unlock(&sm_lock);
+}
+
+/* one of the library's kernels (a block of one thread) on the emulated GPU, when kernels run on it at all */
+#define LIB_KERNEL_WAIT_S 10
+static void lib_kernel_begin(const char *what) {
+    if (shmemi_gtl_emu_kernels && shmemi_emu_sm_take(LIB_KERNEL_WAIT_S))
+        shmemi_fatal(what,
+                     "(emulated GPU) the library's kernel waited %d s for a free SM: running kernels hold all %d "
+                     "(SHMEM_EMU_SMS); on a GPU this hangs, e.g. when a kernel that fills the GPU waits for this "
+                     "operation",
+                     LIB_KERNEL_WAIT_S, (int)shmemi_env.emu_sms);
+}
+static void lib_kernel_end(void) {
+    if (shmemi_gtl_emu_kernels)
+        shmemi_emu_sm_give();
+}
+
 /* the emulated GPU's reduction kernel: the host's, on the aliases; long double is refused, as on a GPU */
 static int emu_reduce(int op, int dt, void *acc, const void *in, size_t count) {
     if (dt == SHMEMI_DT_LONGDOUBLE)
@@ -342,7 +389,9 @@ static int emu_reduce(int op, int dt, void *acc, const void *in, size_t count) {
     const char *b = xlate(in, n);
     if (!a || !b || a == acc || b == in) /* both must be (emulated) device memory */
         return 1;
+    lib_kernel_begin("a reduction on GPU memory");
     shmemi_reduce_apply(op, dt, a, b, count);
+    lib_kernel_end();
     return 0;
 }
 
@@ -361,7 +410,9 @@ static int emu_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, 
     unlock();
     if (!a)
         return -1;
+    lib_kernel_begin("an atomic on GPU memory");
     *old = shmemi_amo_cpu(a, op, value, cond, size);
+    lib_kernel_end();
     return 0;
 }
 

@@ -741,6 +741,18 @@ static struct shmemi_seg *am_seg(int si) {
     return si == SHMEMI_MAX_SEGS ? &shmemi_rt.internal : si < shmemi_rt.nsegs ? &shmemi_rt.segs[si] : NULL;
 }
 
+/* A peer's atomic on this PE's GPU memory, sent as a message (the provider has no atomics of its own on it): a
+ * kernel of ours runs it, so it needs a free SM on this PE's GPU even when the thread serving it is the proxy, which
+ * otherwise never launches one (docs/device.md: with such a provider, a kernel that holds every SM must not wait for
+ * a peer's atomic on its GPU memory). */
+static uint64_t peer_gpu_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, const char *fn) {
+    int saved = shmemi_gtl_no_sm;
+    shmemi_gtl_no_sm = 0;
+    uint64_t r = shmemi_gtl_amo(p, op, value, cond, size, fn);
+    shmemi_gtl_no_sm = saved;
+    return r;
+}
+
 static void am_putsig(const struct am_rbuf *b) {
     const struct am_msg *m = &b->m;
     int put = m->kind == AM_PUT;
@@ -760,7 +772,7 @@ static void am_putsig(const struct am_rbuf *b) {
     }
     uint64_t *sig = (uint64_t *)(void *)((char *)ss->base + m->cond);
     if (ss->kind == SHMEMI_MEM_DEVICE)
-        shmemi_gtl_amo(sig, m->op, m->value, 0, 8, fn);
+        peer_gpu_amo(sig, m->op, m->value, 0, 8, fn);
     else if (m->op == SHMEMI_AMO_SET)
         __atomic_store_n(sig, m->value, __ATOMIC_RELEASE);
     else
@@ -844,7 +856,7 @@ static void am_serve(struct ofi_ep *e, struct am_msg m) {
             shmemi_fatal("shmem (libfabric transport)", "malformed atomic message from PE %d", (int)m.from);
         void *p = (char *)sg->base + m.off;
         r.value = sg->kind == SHMEMI_MEM_DEVICE
-                      ? shmemi_gtl_amo(p, m.op, m.value, m.cond, m.size, "shmem atomic (libfabric transport)")
+                      ? peer_gpu_amo(p, m.op, m.value, m.cond, m.size, "shmem atomic (libfabric transport)")
                       : shmemi_amo_cpu(p, m.op, m.value, m.cond, m.size);
         if (m.op != SHMEMI_AMO_FETCH) /* wakes a sleeper only if the word it watches changed, as for fabric data */
             shmemi_wake_after_traffic();
