@@ -7,7 +7,9 @@
  *    object for the fake's architecture (FAKEHIP_ARCH, gfx90a unless set): none is hipErrorNoBinaryForGpu, as on a
  *    GPU the library was not built for; a kernel is found by its descriptor symbol (<name>.kd) in that object;
  *  - the runtime's version is FAKEHIP_VERSION (HIP_VERSION's numbering, 6.2 unless set): from 6.0 on, pointer
- *    queries number memory types as ROCm 6 does and call unknown memory unregistered rather than an error;
+ *    queries number memory types as ROCm 6 does and call unknown memory unregistered rather than an error, and
+ *    hipIpcOpenMemHandle takes only flags 0x01 (hipIpcMemLazyEnablePeerAccess became 0x01 in ROCm 6.0's headers;
+ *    it was 0, and the runtime compares with its own header's value: clr's hip_memory.cpp);
  *  - FAKEHIP_COHERENT=1: an APU (MI300A) whose device memory the CPU reaches at the same addresses (integrated,
  *    pageable memory access); FAKEHIP_COHERENT=claim: a device whose attributes say so but whose memory the CPU
  *    cannot touch (a driver that lies, for the library's touch probe); FAKEHIP_HOST_VISIBLE=1 only lets test
@@ -301,7 +303,8 @@ API hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *h, void *p) {
 
 API hipError_t hipIpcOpenMemHandle(void **p, hipIpcMemHandle_t h, unsigned flags) {
     ENTER();
-    if (flags != 0) /* hipIpcMemLazyEnablePeerAccess is 0 in HIP */
+    /* the runtime takes only its own header's hipIpcMemLazyEnablePeerAccess: 0 up to ROCm 5, 0x01 from ROCm 6.0 */
+    if (!p || flags != (version >= 60000000 ? 1u : 0u))
         LEAVE(FG_INVALID_VALUE);
     LEAVE(fg_ipc_open((const unsigned char *)h.reserved, "FAKEHIP", p));
 }

@@ -33,7 +33,6 @@ typedef struct {
 #define hipMemcpyDefault 4
 #define hipStreamNonBlocking 1
 #define hipEventDisableTiming 2
-#define hipIpcMemLazyEnablePeerAccess 0
 #define hipHostMallocPortable 1
 #define hipHostMallocMapped 2
 #define hipHostRegisterPortable 1
@@ -42,6 +41,9 @@ typedef struct {
 #define hipDeviceAttributePageableMemoryAccess 65
 /* hipMemoryTypeDevice: 1 up to ROCm 5, 2 from ROCm 6 (which put hipMemoryTypeUnregistered first) */
 #define HIP_MEMTYPE_DEVICE(version) ((version) >= 60000000 ? 2 : 1)
+/* hipIpcMemLazyEnablePeerAccess: 0 up to ROCm 5, 0x01 from ROCm 6; hipIpcOpenMemHandle refuses any flags but the
+ * value its own runtime was built with, so the runtime's version picks it */
+#define HIP_IPC_LAZY_PEER(version) ((version) >= 60000000 ? 1u : 0u)
 
 /* name in the runtime, parameter list, our field (every entry point returns hipError_t, but hipGetErrorString) */
 #define HIP_SYMBOLS(X)                                                                                                 \
@@ -93,6 +95,7 @@ static struct {
 
 static void *lib;
 static int dev, ndev, version, memtype_device, is_coherent;
+static unsigned ipc_open_flags;
 static struct gtl_stream_ops ops; /* the runtime's calls for gtl_stream.c, filled once the runtime is loaded */
 static struct gtl_streams gs;
 static hipModule_t mod;
@@ -244,6 +247,7 @@ static int hip_init(int local_rank, int nlocal, char *desc, size_t desclen, char
     ndev = n;
     hip.runtime_version(&version);
     memtype_device = HIP_MEMTYPE_DEVICE(version);
+    ipc_open_flags = HIP_IPC_LAZY_PEER(version);
     dev = pick(n, local_rank, nlocal);
     displaced = -1;
     ops = (struct gtl_stream_ops){.copy = op_copy,
@@ -343,7 +347,7 @@ static int hip_ipc_import(const struct gtl_ipc *h, size_t size, void **ptr) {
     (void)size;
     hipIpcMemHandle_t m;
     memcpy(&m, h->bytes, sizeof m);
-    return use_dev() || hip.ipc_open(ptr, m, hipIpcMemLazyEnablePeerAccess) != hipSuccess ? -1 : 0;
+    return use_dev() || hip.ipc_open(ptr, m, ipc_open_flags) != hipSuccess ? -1 : 0;
 }
 
 static void hip_ipc_close(void *ptr, size_t size) {
