@@ -19,7 +19,8 @@
  *    (hipMallocSignalMemory, 0x2, is not modelled: refused). Each allocation remembers its device and kind, and an
  *    IPC handle carries them to the importer. The rule checked: a kernel's atomic on coarse-grained memory of another
  *    device fails the kernel (hipErrorIllegalAddress, sticky) with a line on stderr, where real hardware would
- *    silently lose updates (two devices' atomics meet in neither's cache); on the device that owns it, or on
+ *    silently lose updates (AMD's "Hardware atomics operation support": a system-scope atomic on coarse-grained
+ *    memory is downgraded to device scope, so two devices' atomics do not meet); on the device that owns it, or on
  *    fine-grained or uncached memory, it is atomic. Not checkable here, and not modelled: a kernel spinning on
  *    memory another device or the host writes (the fake runs only gshmem's own kernels, none of which spins);
  *  - hipHostMalloc: the flags of every version (Portable 0x1, Mapped 0x2, WriteCombined 0x4, NumaUser 0x20000000,
