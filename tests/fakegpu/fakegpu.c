@@ -18,6 +18,8 @@
 pthread_mutex_t fg_mu = PTHREAD_MUTEX_INITIALIZER;
 int fg_sticky;
 int fg_host_visible;
+int (*fg_atomic_rule)(const struct fg_range *r, const void *owner);
+static const void *running; /* the owner (context, device) of the stream whose work is running */
 
 /* ---- memory ---- */
 #define MAX_RANGES 1024
@@ -34,7 +36,7 @@ struct fg_range *fg_find(const void *p) {
 static struct fg_range *add(char *addr, char *alias, size_t len, int kind, int fd) {
     if (nranges == MAX_RANGES)
         return NULL;
-    ranges[nranges] = (struct fg_range){addr, alias, len, kind, fd};
+    ranges[nranges] = (struct fg_range){addr, alias, len, kind, fd, -1, 0};
     return &ranges[nranges++];
 }
 
@@ -182,13 +184,16 @@ struct ipc {
     char magic[8];
     int pid, fd;
     size_t len;
+    int dev; /* the exporter's record of the memory (struct fg_range) */
+    unsigned attr;
 };
+_Static_assert(sizeof(struct ipc) <= 32, "fakeze carries 32 bytes of fakegpu's handle");
 
 int fg_ipc_get(void *p, unsigned char h[64], const char *magic) {
     struct fg_range *r = fg_find(p);
     if (!r || r->kind != FG_DEVICE)
         return FG_INVALID_VALUE;
-    struct ipc m = {{0}, (int)getpid(), r->fd, r->len};
+    struct ipc m = {{0}, (int)getpid(), r->fd, r->len, r->dev, r->attr};
     memcpy(m.magic, magic, sizeof m.magic);
     memset(h, 0, 64);
     memcpy(h, &m, sizeof m);
@@ -213,11 +218,14 @@ int fg_ipc_open(const unsigned char h[64], const char *magic, void **p) {
         return FG_INVALID_HANDLE;
     }
     close(fd);
-    if (!add(dev, alias, m.len, FG_IMPORTED, -1)) {
+    struct fg_range *r = add(dev, alias, m.len, FG_IMPORTED, -1);
+    if (!r) {
         munmap(dev, m.len);
         munmap(alias, m.len);
         return FG_OUT_OF_MEMORY;
     }
+    r->dev = m.dev;
+    r->attr = m.attr;
     *p = dev;
     return FG_OK;
 }
@@ -312,6 +320,7 @@ static void drain(struct stream *s, struct op *until) {
         s->head = o->next;
         if (!s->head)
             s->tail = NULL;
+        running = s->owner;
         run_op(o);
         int last = o == until;
         free(o);
@@ -504,6 +513,9 @@ static int k_amo(const struct kern *k, const unsigned char *p, unsigned grid, un
     unsigned long long *out = (unsigned long long *)fg_xlate(outp, 8, 1);
     if (!a || !out || ((uintptr_t)ptr & (sz - 1)))
         return FG_ILLEGAL_ADDRESS;
+    int rc = fg_atomic_rule ? fg_atomic_rule(fg_find(ptr), running) : FG_OK;
+    if (rc)
+        return rc;
     uint64_t old = 0;
 #define AMO(T)                                                                                                         \
     do {                                                                                                               \

@@ -42,6 +42,10 @@ struct fg_range {
     char *alias; /* device: the same pages, readable and writable; host: addr */
     size_t len;
     int kind, fd;
+    /* what a vendor's fake records about the memory (fakehip: the device it lives on and its coherence kind); -1 and
+     * 0 until it says, and carried by IPC handles to the importer */
+    int dev;
+    unsigned attr;
 };
 struct fg_range *fg_find(const void *p);
 /* where the bytes [p, p+n) are for the CPU: device memory through its alias, other memory as is (kernel: only
@@ -75,6 +79,9 @@ int fg_copy2d_async(void *dst, size_t dpitch, const void *src, size_t spitch, si
 int fg_memset_async(void *dst, int byte, size_t n, void *s, const void *owner); /* device memory only */
 
 /* ---- kernels: the C version of kernels.cu's kernel `name` (the caller checked its image defines it) ---- */
+/* A vendor's rule for a kernel's atomic on the word in r, run by a kernel queued by owner: 0 lets it happen, else
+ * the error the kernel fails with (the vendor says why on stderr). NULL: every atomic is fine (CUDA). */
+extern int (*fg_atomic_rule)(const struct fg_range *r, const void *owner);
 int fg_function(const char *name, void **fn);
 int fg_launch(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shmem,
               void *s, const void *owner, void **params, void **extra);

@@ -7,7 +7,28 @@
  *    object for the fake's architecture (FAKEHIP_ARCH, gfx90a unless set): none is hipErrorNoBinaryForGpu, as on a
  *    GPU the library was not built for; a kernel is found by its descriptor symbol (<name>.kd) in that object;
  *  - the runtime's version is FAKEHIP_VERSION (HIP_VERSION's numbering, 6.2 unless set): from 6.0 on, pointer
- *    queries number memory types as ROCm 6 does and call unknown memory unregistered rather than an error;
+ *    queries number memory types as ROCm 6 does and call unknown memory unregistered rather than an error, and
+ *    hipIpcOpenMemHandle takes only flags 0x01 (hipIpcMemLazyEnablePeerAccess became 0x01 in ROCm 6.0's headers;
+ *    it was 0, and the runtime compares with its own header's value: clr's hip_memory.cpp);
+ *  - memory kinds, as AMD's "Coherence control" page and clr's hip_memory.cpp define them: hipMalloc and
+ *    hipExtMallocWithFlags(hipDeviceMallocDefault) give coarse-grained memory, coherent with other devices and the
+ *    host only at synchronization (kernel and copy boundaries; each device works on it in its own L2 cache);
+ *    hipDeviceMallocFinegrained (0x1) fine-grained memory, coherent while kernels run; hipDeviceMallocUncached
+ *    (0x3, taken by the runtime from 5.6: 5.5's header has it, its runtime refuses it) and hipDeviceMallocContiguous
+ *    (0x4, from 6.2) uncached memory; any other flag, or a flag of a later version, is hipErrorInvalidValue
+ *    (hipMallocSignalMemory, 0x2, is not modelled: refused). Each allocation remembers its device and kind, and an
+ *    IPC handle carries them to the importer. The rule checked: a kernel's atomic on coarse-grained memory of another
+ *    device fails the kernel (hipErrorIllegalAddress, sticky) with a line on stderr, where real hardware would
+ *    silently lose updates (AMD's "Hardware atomics operation support": a system-scope atomic on coarse-grained
+ *    memory is downgraded to device scope, so two devices' atomics do not meet); on the device that owns it, or on
+ *    fine-grained or uncached memory, it is atomic. Not checkable here, and not modelled: a kernel spinning on
+ *    memory another device or the host writes (the fake runs only gshmem's own kernels, none of which spins);
+ *  - hipHostMalloc: the flags of every version (Portable 0x1, Mapped 0x2, WriteCombined 0x4, NumaUser 0x20000000,
+ *    Coherent 0x40000000, NonCoherent 0x80000000); Coherent with NonCoherent is hipErrorInvalidValue, as in the
+ *    runtime, and so is an unknown bit (the runtime ignores those: refused here to catch a wrong constant). Whether
+ *    the memory is coherent is the runtime's rule (HIP programming manual, "Coherency Controls"): not if
+ *    NonCoherent; else if no flags, Coherent, Mapped or NumaUser; else only with HIP_HOST_COHERENT=1. It is
+ *    recorded, and a kernel's atomic on non-coherent host memory fails as above (gshmem never runs one);
  *  - FAKEHIP_COHERENT=1: an APU (MI300A) whose device memory the CPU reaches at the same addresses (integrated,
  *    pageable memory access); FAKEHIP_COHERENT=claim: a device whose attributes say so but whose memory the CPU
  *    cannot touch (a driver that lies, for the library's touch probe); FAKEHIP_HOST_VISIBLE=1 only lets test
@@ -38,9 +59,29 @@ typedef struct {
 
 #define MAX_DEVICES 8
 static struct device { int id; } devices[MAX_DEVICES];
-static int ndevices, version, coherent;
+static int ndevices, version, coherent, host_coherent_env;
+/* what fg_range.attr says about a HIP allocation (see the comment at the top) */
+enum { FH_COARSE = 1, FH_FINE, FH_UNCACHED, FH_HOST_COHERENT, FH_HOST_NONCOHERENT };
 static const char *arch;
 static __thread int current; /* the thread's device */
+
+/* A kernel's atomic meets another device's (or the host's) only where the memory is coherent while kernels run */
+static int atomic_rule(const struct fg_range *r, const void *owner) {
+    int runner = (int)((const struct device *)owner - devices);
+    const char *what = NULL;
+    if (r && r->attr == FH_COARSE && r->dev != runner)
+        what = "coarse-grained memory of another device (hipMalloc, or hipExtMallocWithFlags without "
+               "hipDeviceMallocFinegrained or hipDeviceMallocUncached)";
+    else if (r && r->attr == FH_HOST_NONCOHERENT)
+        what = "non-coherent host memory (hipHostMalloc without hipHostMallocCoherent or hipHostMallocMapped)";
+    if (!what)
+        return FG_OK;
+    fprintf(stderr,
+            "fakehip: a kernel on device %d ran an atomic on %s: on an AMD GPU it is not atomic with the accesses of "
+            "the memory's other users, which see it only at synchronization\n",
+            runner, what);
+    return FG_ILLEGAL_ADDRESS;
+}
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void setup(void) {
@@ -61,6 +102,9 @@ static void setup(void) {
     arch = getenv("FAKEHIP_ARCH");
     if (!arch || !*arch)
         arch = "gfx90a";
+    s = getenv("HIP_HOST_COHERENT"); /* the runtime's own setting (0 unless set) */
+    host_coherent_env = s && atoi(s) == 1;
+    fg_atomic_rule = atomic_rule;
 }
 
 /* the runtime initializes itself on first use; a device must exist; a poisoned device fails every call */
@@ -204,11 +248,39 @@ API hipError_t hipEventSynchronize(void *ev) {
 }
 
 /* ---- memory ---- */
+/* device memory of the current device, of the given kind */
+static hipError_t dev_alloc(void **p, size_t size, unsigned kind) {
+    hipError_t r = fg_mem_alloc(size, p);
+    if (!r) {
+        struct fg_range *g = fg_find(*p);
+        g->dev = current;
+        g->attr = kind;
+    }
+    return r;
+}
+
 API hipError_t hipMalloc(void **p, size_t size) {
     ENTER();
     if (!p)
         LEAVE(FG_INVALID_VALUE);
-    LEAVE(fg_mem_alloc(size, p));
+    LEAVE(dev_alloc(p, size, FH_COARSE));
+}
+
+API hipError_t hipExtMallocWithFlags(void **p, size_t size, unsigned flags) {
+    ENTER();
+    unsigned kind;
+    if (!p)
+        LEAVE(FG_INVALID_VALUE);
+    switch (flags) {                 /* one value, not a set of bits: the runtime compares flags with each */
+    case 0: kind = FH_COARSE; break; /* hipDeviceMallocDefault */
+    case 1: kind = FH_FINE; break;   /* hipDeviceMallocFinegrained */
+    case 3: kind = FH_UNCACHED; break;
+    case 4: kind = FH_UNCACHED; break;
+    default: LEAVE(FG_INVALID_VALUE);
+    }
+    if ((flags == 3 && version < 50600000) || (flags == 4 && version < 60200000))
+        LEAVE(FG_INVALID_VALUE); /* hipDeviceMallocUncached from 5.6, hipDeviceMallocContiguous from 6.2 */
+    LEAVE(dev_alloc(p, size, kind));
 }
 
 API hipError_t hipFree(void *p) {
@@ -218,9 +290,14 @@ API hipError_t hipFree(void *p) {
 
 API hipError_t hipHostMalloc(void **p, size_t size, unsigned flags) {
     ENTER();
-    if (flags & ~0xfu)
+    const unsigned portable = 0x1, mapped = 0x2, wc = 0x4, numa = 0x20000000, coh = 0x40000000, noncoh = 0x80000000;
+    if (!p || (flags & ~(portable | mapped | wc | numa | coh | noncoh)) || (flags & (coh | noncoh)) == (coh | noncoh))
         LEAVE(FG_INVALID_VALUE);
-    LEAVE(fg_host_alloc(size, p));
+    int is_coherent = !(flags & noncoh) && (!flags || (flags & (coh | mapped | numa)) || host_coherent_env);
+    hipError_t r = fg_host_alloc(size, p);
+    if (!r)
+        fg_find(*p)->attr = is_coherent ? FH_HOST_COHERENT : FH_HOST_NONCOHERENT;
+    LEAVE(r);
 }
 
 API hipError_t hipHostFree(void *p) {
@@ -301,7 +378,8 @@ API hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *h, void *p) {
 
 API hipError_t hipIpcOpenMemHandle(void **p, hipIpcMemHandle_t h, unsigned flags) {
     ENTER();
-    if (flags != 0) /* hipIpcMemLazyEnablePeerAccess is 0 in HIP */
+    /* the runtime takes only its own header's hipIpcMemLazyEnablePeerAccess: 0 up to ROCm 5, 0x01 from ROCm 6.0 */
+    if (!p || flags != (version >= 60000000 ? 1u : 0u))
         LEAVE(FG_INVALID_VALUE);
     LEAVE(fg_ipc_open((const unsigned char *)h.reserved, "FAKEHIP", p));
 }

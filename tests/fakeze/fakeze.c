@@ -394,7 +394,7 @@ API zt_result zeMemGetIpcHandle(zt_context c, const void *p, zt_ipc_handle *h) {
     uint64_t fd = (uint64_t)r->fd;
     memset(h, 0, sizeof *h);
     memcpy(h->data, &fd, sizeof fd);
-    memcpy(h->data + 8, fgh, 32); /* fakegpu's handle uses its first 24 bytes */
+    memcpy(h->data + 8, fgh, 32); /* fakegpu's handle uses at most its first 32 bytes */
     LEAVE(ZT_SUCCESS);
 }
 

@@ -33,15 +33,19 @@ typedef struct {
 #define hipMemcpyDefault 4
 #define hipStreamNonBlocking 1
 #define hipEventDisableTiming 2
-#define hipIpcMemLazyEnablePeerAccess 0
 #define hipHostMallocPortable 1
 #define hipHostMallocMapped 2
+#define hipHostMallocCoherent 0x40000000
+#define hipDeviceMallocFinegrained 1
 #define hipHostRegisterPortable 1
 #define hipHostRegisterMapped 2
 #define hipDeviceAttributeIntegrated 16
 #define hipDeviceAttributePageableMemoryAccess 65
 /* hipMemoryTypeDevice: 1 up to ROCm 5, 2 from ROCm 6 (which put hipMemoryTypeUnregistered first) */
 #define HIP_MEMTYPE_DEVICE(version) ((version) >= 60000000 ? 2 : 1)
+/* hipIpcMemLazyEnablePeerAccess: 0 up to ROCm 5, 0x01 from ROCm 6; hipIpcOpenMemHandle refuses any flags but the
+ * value its own runtime was built with, so the runtime's version picks it */
+#define HIP_IPC_LAZY_PEER(version) ((version) >= 60000000 ? 1u : 0u)
 
 /* name in the runtime, parameter list, our field (every entry point returns hipError_t, but hipGetErrorString) */
 #define HIP_SYMBOLS(X)                                                                                                 \
@@ -62,7 +66,7 @@ typedef struct {
     X("hipEventRecord", (hipEvent_t, hipStream_t), event_record)                                                       \
     X("hipEventQuery", (hipEvent_t), event_query)                                                                      \
     X("hipEventSynchronize", (hipEvent_t), event_sync)                                                                 \
-    X("hipMalloc", (void **, size_t), mem_alloc)                                                                       \
+    X("hipExtMallocWithFlags", (void **, size_t, unsigned), mem_alloc)                                                 \
     X("hipFree", (void *), mem_free)                                                                                   \
     X("hipHostMalloc", (void **, size_t, unsigned), host_alloc)                                                        \
     X("hipHostFree", (void *), host_free)                                                                              \
@@ -93,6 +97,7 @@ static struct {
 
 static void *lib;
 static int dev, ndev, version, memtype_device, is_coherent;
+static unsigned ipc_open_flags;
 static struct gtl_stream_ops ops; /* the runtime's calls for gtl_stream.c, filled once the runtime is loaded */
 static struct gtl_streams gs;
 static hipModule_t mod;
@@ -244,6 +249,7 @@ static int hip_init(int local_rank, int nlocal, char *desc, size_t desclen, char
     ndev = n;
     hip.runtime_version(&version);
     memtype_device = HIP_MEMTYPE_DEVICE(version);
+    ipc_open_flags = HIP_IPC_LAZY_PEER(version);
     dev = pick(n, local_rank, nlocal);
     displaced = -1;
     ops = (struct gtl_stream_ops){.copy = op_copy,
@@ -307,7 +313,14 @@ static void hip_fini(void) {
     /* the runtime stays loaded: unloading it under an application's live HIP runtime is not safe */
 }
 
-static int hip_alloc(size_t size, void **ptr) { return use_dev() || hip.mem_alloc(ptr, size) != hipSuccess ? -1 : 0; }
+/* Fine-grained: peers on other GPUs update the GPU heap with atomics and kernels spin on words other GPUs and the
+ * proxy write, while kernels run. hipMalloc's coarse-grained memory is coherent only at kernel and copy boundaries
+ * (each GPU works on it in its own L2 cache), so two GPUs' atomics on one word would lose updates. Uncached memory
+ * (hipDeviceMallocUncached, from ROCm 5.6) would also do, at a cost to every kernel reading the heap: rocSHMEM
+ * went back from it to fine-grained by default. */
+static int hip_alloc(size_t size, void **ptr) {
+    return use_dev() || hip.mem_alloc(ptr, size, hipDeviceMallocFinegrained) != hipSuccess ? -1 : 0;
+}
 
 static void hip_free(void *ptr, size_t size) {
     (void)size;
@@ -343,7 +356,7 @@ static int hip_ipc_import(const struct gtl_ipc *h, size_t size, void **ptr) {
     (void)size;
     hipIpcMemHandle_t m;
     memcpy(&m, h->bytes, sizeof m);
-    return use_dev() || hip.ipc_open(ptr, m, hipIpcMemLazyEnablePeerAccess) != hipSuccess ? -1 : 0;
+    return use_dev() || hip.ipc_open(ptr, m, ipc_open_flags) != hipSuccess ? -1 : 0;
 }
 
 static void hip_ipc_close(void *ptr, size_t size) {
@@ -400,8 +413,12 @@ static int hip_host_register(void *p, size_t size) {
 
 static int hip_host_unregister(void *p) { return use_dev() || hip.host_unregister(p) != hipSuccess ? -1 : 0; }
 
+/* The request ring: kernels and the proxy use it at once, so it must be coherent while kernels run. Mapped memory has
+ * been coherent in every runtime so far (HIP_HOST_COHERENT, 0 by default, decides only for memory with neither flag),
+ * but hipHostMallocCoherent is the flag the API promises it for. */
 static int hip_host_alloc_sz(size_t size, void **ptr) {
-    if (use_dev() || hip.host_alloc(ptr, size, hipHostMallocPortable | hipHostMallocMapped) != hipSuccess)
+    if (use_dev() ||
+        hip.host_alloc(ptr, size, hipHostMallocPortable | hipHostMallocMapped | hipHostMallocCoherent) != hipSuccess)
         return -1;
     memset(*ptr, 0, size);
     return 0;
