@@ -57,7 +57,45 @@ int shmemi_pick_near(int n, const char *const *busid, const char *const *names, 
 }
 
 void shmemi_place_print(FILE *f) {
-    fprintf(f, "gshmem: PE %d: %s; GPU %s; NIC %s\n", shmemi_rt.my_pe, shmemi_rt.place_cores,
+    fprintf(f, "gshmem: PE %d: %s; GPU %s; NIC %s%s%s\n", shmemi_rt.my_pe, shmemi_rt.place_cores,
             shmemi_rt.place_gpu[0] ? shmemi_rt.place_gpu : "none",
-            shmemi_rt.place_nic[0] ? shmemi_rt.place_nic : "none (this node only)");
+            shmemi_rt.place_nic[0] ? shmemi_rt.place_nic : "none (this node only)",
+            shmemi_rt.place_proxy[0] ? "; proxy thread " : "", shmemi_rt.place_proxy);
+}
+
+int shmemi_place_helper_core(char *why, size_t len) {
+    cpu_set_t mine;
+    int first = shmemi_rt.place_cpu ? shmemi_rt.place_cpu[shmemi_rt.my_pe] : -1;
+    if (first < 0 || sched_getaffinity(0, sizeof mine, &mine)) {
+        snprintf(why, len, "placed by the scheduler (this PE is not bound)");
+        return -1;
+    }
+    if (CPU_COUNT(&mine) > 1) { /* bound to several: the last of them, away from where the main thread starts */
+        int c = -1;
+        for (int i = 0; i < CPU_SETSIZE; i++)
+            if (CPU_ISSET(i, &mine))
+                c = i;
+        snprintf(why, len, "on core %d, the last of this PE's", c);
+        return c;
+    }
+    /* bound to one core: a core of the node that no PE is bound to, the k-th for this PE's k-th place on the node */
+    cpu_set_t taken;
+    CPU_ZERO(&taken);
+    int k = 0;
+    for (int pe = 0; pe < shmemi_rt.n_pes; pe++) {
+        if (pe != shmemi_rt.my_pe && (!shmemi_rt.same_host || !shmemi_rt.same_host[pe]))
+            continue;
+        if (pe < shmemi_rt.my_pe)
+            k++;
+        if (shmemi_rt.place_cpu[pe] >= 0 && shmemi_rt.place_cpu[pe] < CPU_SETSIZE)
+            CPU_SET(shmemi_rt.place_cpu[pe], &taken);
+    }
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    for (int c = 0; c < online && c < CPU_SETSIZE; c++)
+        if (!CPU_ISSET(c, &taken) && k-- == 0) {
+            snprintf(why, len, "on core %d, which no PE of this node is bound to", c);
+            return c;
+        }
+    snprintf(why, len, "on core %d beside the PE's main thread (no core of the node is free for it)", first);
+    return -1;
 }

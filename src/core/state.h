@@ -167,6 +167,7 @@ struct shmemi_state {
     /* placement (place.c): a core each PE runs on (-1: not bound, anywhere), and what this PE took */
     int *place_cpu;
     char place_cores[96], place_gpu[128], place_nic[128];
+    char place_proxy[256]; /* where the proxy thread runs and how it waits (SHMEM_INFO); empty: no proxy */
 };
 
 SHMEMI_HIDDEN extern struct shmemi_state shmemi_rt;
@@ -178,6 +179,11 @@ SHMEMI_HIDDEN int shmemi_place_cpu(void);
  * PEs (shmemi_rt.place_cpu); records "<names[i]> at <busid> (near ...)" as this PE's GPU or NIC (what) */
 SHMEMI_HIDDEN int shmemi_pick_near(int n, const char *const *busid, const char *const *names, const char *what);
 SHMEMI_HIDDEN void shmemi_place_print(FILE *f);
+/* A core for a helper thread of this PE (the proxy) other than the ones its main thread may run on: one of this PE's
+ * own cores past the first when it is bound to several, else a core no PE of this node is bound to (the node's
+ * PEs take them in turn); -1 when there is none, or the PE is not bound (the scheduler places both). why says
+ * which, for SHMEM_INFO. */
+SHMEMI_HIDDEN int shmemi_place_helper_core(char *why, size_t len);
 
 /* ---- errors: one line naming the routine, the PE and the fix, then a job-wide abort ---- */
 SHMEMI_HIDDEN __attribute__((noreturn, format(printf, 2, 3))) void shmemi_fatal(const char *fn, const char *fmt, ...);

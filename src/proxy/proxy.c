@@ -124,8 +124,35 @@ static void release_held(void) {
     }
 }
 
+/* After a request the proxy polls for poll_ns (SHMEM_DEVICE_PROXY_POLL; < 0: for ever): on a GPU nothing wakes a
+ * sleeping proxy, so a request that comes while it sleeps waits out the sleep. Then it backs off. */
+static long long poll_ns;
+static int polling;
+static uint64_t poll_t0;
+static unsigned backoff_base;
+
+static uint64_t mono_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
 static void idle_wait(unsigned *idle) {
     unsigned k = ++*idle;
+    if (k == 1) { /* the first idle turn since a request */
+        polling = poll_ns != 0;
+        poll_t0 = polling ? mono_ns() : 0;
+        backoff_base = 0;
+    }
+    if (polling) {
+        if (poll_ns < 0 || (k & 63) || mono_ns() - poll_t0 < (uint64_t)poll_ns) {
+            shmemi_cpu_relax();
+            return;
+        }
+        polling = 0;
+        backoff_base = k;
+    }
+    k -= backoff_base;
     if (k < 64) {
         shmemi_cpu_relax();
         return;
@@ -212,11 +239,42 @@ int shmemi_proxy_start(struct shmemgi_ring *r, struct shmemgi_derror *e, char *w
              : !strcmp(m, "completion") ? MUTATE_COMPLETION
                                         : MUTATE_NONE;
     stopping = 0;
-    int rc = pthread_create(&thr, NULL, proxy_main, NULL);
+    /* a core of its own where the binding leaves one, so that it does not take turns with a main thread that spins
+     * in the GPU driver; it then polls for ever unless told otherwise */
+    char where[128];
+    int core = shmemi_place_helper_core(where, sizeof where), own = 0;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    if (core >= 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(core, &one);
+        own = !pthread_attr_setaffinity_np(&attr, sizeof one, &one);
+    }
+    long long p = shmemi_env.device_proxy_poll;
+    int emulated = shmemi_gtl == &shmemi_gtl_emu; /* (its kernels ring a doorbell: no need to poll) */
+    poll_ns = p >= 0 ? p * 1000 : p == -1 ? -1 : emulated ? 0 : own ? -1 : 200000;
+    int rc = pthread_create(&thr, &attr, proxy_main, NULL);
+    if (rc && own) { /* (a core outside the cgroup's set, say) */
+        pthread_attr_destroy(&attr);
+        pthread_attr_init(&attr);
+        own = 0;
+        snprintf(where, sizeof where, "placed by the scheduler (pinning it to core %d failed)", core);
+        rc = pthread_create(&thr, &attr, proxy_main, NULL);
+    }
+    pthread_attr_destroy(&attr);
     if (rc) {
         snprintf(why, len, "cannot start the proxy thread: %s", strerror(rc));
         return -1;
     }
+    char polls[64];
+    if (poll_ns < 0)
+        snprintf(polls, sizeof polls, "polls for ever");
+    else if (poll_ns == 0)
+        snprintf(polls, sizeof polls, "sleeps when idle%s", emulated ? " (kernels wake it)" : "");
+    else
+        snprintf(polls, sizeof polls, "polls %lld us after a request, then sleeps", poll_ns / 1000);
+    snprintf(shmemi_rt.place_proxy, sizeof shmemi_rt.place_proxy, "%s; %s (SHMEM_DEVICE_PROXY_POLL)", where, polls);
     running = 1;
     return 0;
 }
