@@ -119,7 +119,15 @@ SHMEMGI_D void vstore32(void *p, uint32_t v) { *(volatile uint32_t *)p = v; }
 typedef unsigned long long ull;
 
 /* ---- misuse: reported through the host, then the job ends ---- */
-SHMEMGI_D void fail(unsigned what, const char *fn, int pe, const void *addr, size_t len) {
+/* Out of line and never returning: every check of every routine calls it, so inlined (as SHMEMGI_D is) its body was
+ * copied hundreds of times into each kernel; one copy per translation unit (it reads that unit's device state, so it
+ * is static, and a .cu file still needs no device link). */
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define SHMEMGI_COLD static __device__ __noinline__ __attribute__((noreturn, cold))
+#else
+#define SHMEMGI_COLD static inline __attribute__((noinline, noreturn, cold))
+#endif
+SHMEMGI_COLD void fail(unsigned what, const char *fn, int pe, const void *addr, size_t len) {
 #if defined(GSHMEM_EMULATE_GPU)
     gshmemx_emu_device_fail(what, fn, pe, addr, len);
 #else
@@ -909,7 +917,10 @@ SHMEMGI_GX_FORMS(_tg, tg_grp)
 SHMEMGI_GX_FORMS(_htg, htg_grp)
 #undef SHMEMGI_GX_FORMS
 
-/* ==== stream-ordered host routines (shmemx_*_on_stream): a one-block kernel of this library on the stream ==== */
+/* ==== stream-ordered host routines (shmemx_*_on_stream): a one-block kernel of this library on the stream ====
+ * Each routine is a template of one defaulted parameter, called as a plain function, and so is each kernel it launches:
+ * a kernel is compiled only into the translation units that call its routine. (As plain inline functions, every unit
+ * including this header compiled all 49 of them for the GPU, whatever it used.) */
 #include <shmemx.h>
 #define SHMEMGI_OS_THREADS 256
 #if defined(GSHMEM_EMULATE_GPU)
@@ -925,27 +936,34 @@ SHMEMGI_GX_FORMS(_htg, htg_grp)
 #else
 #define SHMEMGI_KERNEL static void
 #endif
-#define SHMEMGI_HOST static inline
+#define SHMEMGI_HOST template <int = 0> static inline
 
 namespace shmemgi {
 /* put (and its quiet: the data is delivered before the stream's later work), get, put with signal */
-SHMEMGI_KERNEL os_put(void *d, const void *s, size_t n, int pe) {
+template <int = 0> SHMEMGI_KERNEL os_put(void *d, const void *s, size_t n, int pe) {
     shmemg_putmem_tg(d, s, n, pe);
     shmemg_quiet_tg();
 }
-SHMEMGI_KERNEL os_get(void *d, const void *s, size_t n, int pe) { shmemg_getmem_tg(d, s, n, pe); }
+template <int = 0> SHMEMGI_KERNEL os_get(void *d, const void *s, size_t n, int pe) { shmemg_getmem_tg(d, s, n, pe); }
+template <int = 0>
 SHMEMGI_KERNEL os_put_signal(void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe) {
     shmemg_putmem_signal_tg(d, s, n, sig, v, op, pe);
 }
-SHMEMGI_KERNEL os_signal_wait(uint64_t *sig, int cmp, uint64_t v) { shmemg_signal_wait_until_tg(sig, cmp, v); }
-SHMEMGI_KERNEL os_quiet(int) { shmemg_quiet_tg(); }
-SHMEMGI_KERNEL os_barrier_all(int) { shmemgx_barrier_all_tg(); }
-SHMEMGI_KERNEL os_sync_all(int) { shmemg_sync_all_tg(); }
-SHMEMGI_KERNEL os_broadcast(shmem_team_t t, void *d, const void *s, size_t n, int root) {
+template <int = 0> SHMEMGI_KERNEL os_signal_wait(uint64_t *sig, int cmp, uint64_t v) {
+    shmemg_signal_wait_until_tg(sig, cmp, v);
+}
+template <int = 0> SHMEMGI_KERNEL os_quiet(int) { shmemg_quiet_tg(); }
+template <int = 0> SHMEMGI_KERNEL os_barrier_all(int) { shmemgx_barrier_all_tg(); }
+template <int = 0> SHMEMGI_KERNEL os_sync_all(int) { shmemg_sync_all_tg(); }
+template <int = 0> SHMEMGI_KERNEL os_broadcast(shmem_team_t t, void *d, const void *s, size_t n, int root) {
     shmemgx_broadcastmem_tg(t, d, s, n, root);
 }
-SHMEMGI_KERNEL os_fcollect(shmem_team_t t, void *d, const void *s, size_t n) { shmemgx_fcollectmem_tg(t, d, s, n); }
-SHMEMGI_KERNEL os_alltoall(shmem_team_t t, void *d, const void *s, size_t n) { shmemgx_alltoallmem_tg(t, d, s, n); }
+template <int = 0> SHMEMGI_KERNEL os_fcollect(shmem_team_t t, void *d, const void *s, size_t n) {
+    shmemgx_fcollectmem_tg(t, d, s, n);
+}
+template <int = 0> SHMEMGI_KERNEL os_alltoall(shmem_team_t t, void *d, const void *s, size_t n) {
+    shmemgx_alltoallmem_tg(t, d, s, n);
+}
 template <class T, int OP> SHMEMGI_KERNEL os_reduce(shmem_team_t t, T *d, const T *s, size_t n) {
     reduce<T, OP>(tg_grp(), t, d, s, n, "shmemx_reduce_on_stream");
 }
@@ -953,38 +971,40 @@ template <class T, int OP> SHMEMGI_KERNEL os_reduce(shmem_team_t t, T *d, const 
 
 SHMEMGI_HOST void shmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
                                           shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_put, stream, dest, source, nelems, pe);
+    SHMEMGI_LAUNCH(shmemgi::os_put<0>, stream, dest, source, nelems, pe);
 }
 SHMEMGI_HOST void shmemx_getmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
                                           shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_get, stream, dest, source, nelems, pe);
+    SHMEMGI_LAUNCH(shmemgi::os_get<0>, stream, dest, source, nelems, pe);
 }
 SHMEMGI_HOST void shmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
                                                  uint64_t signal, int sig_op, int pe, shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_put_signal, stream, dest, source, nelems, sig_addr, signal, sig_op, pe);
+    SHMEMGI_LAUNCH(shmemgi::os_put_signal<0>, stream, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 SHMEMGI_HOST void shmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value,
                                                      shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_signal_wait, stream, sig_addr, cmp, cmp_value);
+    SHMEMGI_LAUNCH(shmemgi::os_signal_wait<0>, stream, sig_addr, cmp, cmp_value);
 }
-SHMEMGI_HOST void shmemx_quiet_on_stream(shmemx_stream_t stream) { SHMEMGI_LAUNCH(shmemgi::os_quiet, stream, 0); }
+SHMEMGI_HOST void shmemx_quiet_on_stream(shmemx_stream_t stream) { SHMEMGI_LAUNCH(shmemgi::os_quiet<0>, stream, 0); }
 SHMEMGI_HOST void shmemx_barrier_all_on_stream(shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_barrier_all, stream, 0);
+    SHMEMGI_LAUNCH(shmemgi::os_barrier_all<0>, stream, 0);
 }
-SHMEMGI_HOST void shmemx_sync_all_on_stream(shmemx_stream_t stream) { SHMEMGI_LAUNCH(shmemgi::os_sync_all, stream, 0); }
+SHMEMGI_HOST void shmemx_sync_all_on_stream(shmemx_stream_t stream) {
+    SHMEMGI_LAUNCH(shmemgi::os_sync_all<0>, stream, 0);
+}
 SHMEMGI_HOST int shmemx_broadcastmem_on_stream(shmem_team_t team, void *dest, const void *source, size_t nelems,
                                                int pe_root, shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_broadcast, stream, team, dest, source, nelems, pe_root);
+    SHMEMGI_LAUNCH(shmemgi::os_broadcast<0>, stream, team, dest, source, nelems, pe_root);
     return 0;
 }
 SHMEMGI_HOST int shmemx_fcollectmem_on_stream(shmem_team_t team, void *dest, const void *source, size_t nelems,
                                               shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_fcollect, stream, team, dest, source, nelems);
+    SHMEMGI_LAUNCH(shmemgi::os_fcollect<0>, stream, team, dest, source, nelems);
     return 0;
 }
 SHMEMGI_HOST int shmemx_alltoallmem_on_stream(shmem_team_t team, void *dest, const void *source, size_t nelems,
                                               shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_alltoall, stream, team, dest, source, nelems);
+    SHMEMGI_LAUNCH(shmemgi::os_alltoall<0>, stream, team, dest, source, nelems);
     return 0;
 }
 
