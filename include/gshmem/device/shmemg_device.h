@@ -35,6 +35,9 @@
 extern "C" {
 /* host: a translation unit's way to receive the device state (libgshmem calls it at shmem_init and finalize) */
 void gshmemx_device_register_unit(int (*upload)(const void *state, size_t len));
+/* host: where this PE maps pe's copy of `remote`, when a stream-ordered copy of len bytes between it and `local` can be
+ * the copy engine's (kernel-side communication up, both in the GPU heap, pe's mapped); else NULL: a kernel does it */
+void *gshmemx_device_stream_peer(const void *remote, const void *local, size_t len, int pe);
 #ifdef GSHMEM_EMULATE_GPU
 /* the emulation reaches the library directly: report a misuse and end the job; wake the proxy */
 void gshmemx_emu_device_fail(unsigned what, const char *fn, int pe, const void *addr, size_t len)
@@ -917,20 +920,25 @@ SHMEMGI_GX_FORMS(_tg, tg_grp)
 SHMEMGI_GX_FORMS(_htg, htg_grp)
 #undef SHMEMGI_GX_FORMS
 
-/* ==== stream-ordered host routines (shmemx_*_on_stream): a one-block kernel of this library on the stream ====
- * Each routine is a template of one defaulted parameter, called as a plain function, and so is each kernel it launches:
- * a kernel is compiled only into the translation units that call its routine. (As plain inline functions, every unit
- * including this header compiled all 49 of them for the GPU, whatever it used.) */
+/* ==== stream-ordered host routines (shmemx_*_on_stream) ====
+ * Each is a template of one defaulted parameter, called as a plain function, and so is each kernel it launches: a
+ * kernel is compiled only into the translation units that call its routine. (As plain inline functions, every unit
+ * including this header compiled all 49 of them for the GPU, whatever it used.) Collectives, waits and quiet are a
+ * one-block kernel of this library on the stream; a put or get to a peer whose GPU heap this PE maps is the copy
+ * engine's (cudaMemcpyAsync / hipMemcpyAsync on the stream, to the peer's mapped address), at link speed instead of
+ * one block's, and ordered with the stream's kernels and captured into graphs as they are; other peers' go through a
+ * one-block kernel and the proxy. */
 #include <shmemx.h>
 #define SHMEMGI_OS_THREADS 256
 #if defined(GSHMEM_EMULATE_GPU)
-#define SHMEMGI_LAUNCH(k, s, ...)                                                                                      \
-    (k << ::gshmem_emu::cfg(1, SHMEMGI_OS_THREADS, 0, (cudaStream_t)(s)) << ::gshmem_emu::args(__VA_ARGS__))
+#define SHMEMGI_LAUNCH_N(k, nt, s, ...)                                                                                \
+    (k << ::gshmem_emu::cfg(1, nt, 0, (cudaStream_t)(s)) << ::gshmem_emu::args(__VA_ARGS__))
 #elif defined(__HIPCC__)
-#define SHMEMGI_LAUNCH(k, s, ...) hipLaunchKernelGGL(k, 1, SHMEMGI_OS_THREADS, 0, (hipStream_t)(s), __VA_ARGS__)
+#define SHMEMGI_LAUNCH_N(k, nt, s, ...) hipLaunchKernelGGL(k, 1, nt, 0, (hipStream_t)(s), __VA_ARGS__)
 #else
-#define SHMEMGI_LAUNCH(k, s, ...) k<<<1, SHMEMGI_OS_THREADS, 0, (cudaStream_t)(s)>>>(__VA_ARGS__)
+#define SHMEMGI_LAUNCH_N(k, nt, s, ...) k<<<1, nt, 0, (cudaStream_t)(s)>>>(__VA_ARGS__)
 #endif
+#define SHMEMGI_LAUNCH(k, s, ...) SHMEMGI_LAUNCH_N(k, SHMEMGI_OS_THREADS, s, __VA_ARGS__)
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define SHMEMGI_KERNEL static __global__ void
 #else
@@ -948,6 +956,12 @@ template <int = 0> SHMEMGI_KERNEL os_get(void *d, const void *s, size_t n, int p
 template <int = 0>
 SHMEMGI_KERNEL os_put_signal(void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe) {
     shmemg_putmem_signal_tg(d, s, n, sig, v, op, pe);
+}
+/* the signal after a copy engine's put (already complete: the stream ran it first); stream memory operations
+ * (cuStreamWriteValue64) are the driver API's and only set a value, where the signal may be an add */
+template <int = 0>
+SHMEMGI_KERNEL os_signal(void *d, const void *s, uint64_t *sig, uint64_t v, int op, int pe) {
+    shmemg_putmem_signal(d, s, 0, sig, v, op, pe);
 }
 template <int = 0> SHMEMGI_KERNEL os_signal_wait(uint64_t *sig, int cmp, uint64_t v) {
     shmemg_signal_wait_until_tg(sig, cmp, v);
@@ -967,19 +981,38 @@ template <int = 0> SHMEMGI_KERNEL os_alltoall(shmem_team_t t, void *d, const voi
 template <class T, int OP> SHMEMGI_KERNEL os_reduce(shmem_team_t t, T *d, const T *s, size_t n) {
     reduce<T, OP>(tg_grp(), t, d, s, n, "shmemx_reduce_on_stream");
 }
+/* a copy on the stream, after its earlier work and before its later work, as a kernel there would be */
+static inline void os_copy(void *d, const void *s, size_t n, shmemx_stream_t st) {
+#if defined(__HIPCC__) && !defined(GSHMEM_EMULATE_GPU)
+    (void)hipMemcpyAsync(d, s, n, hipMemcpyDefault, (hipStream_t)st);
+#else
+    (void)cudaMemcpyAsync(d, s, n, cudaMemcpyDefault, (cudaStream_t)st);
+#endif
+}
 } // namespace shmemgi
 
 SHMEMGI_HOST void shmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
                                           shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_put<0>, stream, dest, source, nelems, pe);
+    if (void *p = gshmemx_device_stream_peer(dest, source, nelems, pe))
+        shmemgi::os_copy(p, source, nelems, stream);
+    else
+        SHMEMGI_LAUNCH(shmemgi::os_put<0>, stream, dest, source, nelems, pe);
 }
 SHMEMGI_HOST void shmemx_getmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
                                           shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_get<0>, stream, dest, source, nelems, pe);
+    if (void *p = gshmemx_device_stream_peer(source, dest, nelems, pe))
+        shmemgi::os_copy(dest, p, nelems, stream);
+    else
+        SHMEMGI_LAUNCH(shmemgi::os_get<0>, stream, dest, source, nelems, pe);
 }
 SHMEMGI_HOST void shmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
                                                  uint64_t signal, int sig_op, int pe, shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_put_signal<0>, stream, dest, source, nelems, sig_addr, signal, sig_op, pe);
+    if (void *p = gshmemx_device_stream_peer(dest, source, nelems, pe)) {
+        shmemgi::os_copy(p, source, nelems, stream);
+        SHMEMGI_LAUNCH_N(shmemgi::os_signal<0>, 1, stream, dest, source, sig_addr, signal, sig_op, pe);
+    } else {
+        SHMEMGI_LAUNCH(shmemgi::os_put_signal<0>, stream, dest, source, nelems, sig_addr, signal, sig_op, pe);
+    }
 }
 SHMEMGI_HOST void shmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value,
                                                      shmemx_stream_t stream) {
