@@ -435,7 +435,10 @@ DEVICE_FAMILIES = [
      True),
     ("g", "rma_dev", "TYPE", "const TYPE *source, int pe", "return shmemgi::g<TYPE>({c}, source, pe, {fn})", ("",),
      True),
-    # AMOs, typed by the OpenSHMEM 1.6 category of each operation (standard, extended, bitwise)
+    # AMOs. The GPU auxiliary specification types every AMO by the standard AMO types (gc_amo.tex); gshmem adds float
+    # and double to fetch/set/swap, as the host's extended AMOs have them. The bitwise ones (and, or, xor, their
+    # fetching and nbi forms) take every standard AMO type there, int, long, long long, size_t and ptrdiff_t included,
+    # where the host specification's take only its bitwise AMO types (docs/device.md).
     ("atomic_fetch", "amo_ext", "TYPE", "const TYPE *source, int pe",
      "return shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH, (TYPE *)source, 0, 0, pe, nullptr, {fn})", ("",), True),
     ("atomic_set", "amo_ext", "void", "TYPE *dest, TYPE value, int pe",
@@ -452,17 +455,17 @@ DEVICE_FAMILIES = [
      "return shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_ADD, dest, value, 0, pe, nullptr, {fn})", ("",), True),
     ("atomic_add", "amo_std", "void", "TYPE *dest, TYPE value, int pe",
      "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_ADD, dest, value, 0, pe, nullptr, {fn})", ("",), True),
-    ("atomic_fetch_and", "amo_bit", "TYPE", "TYPE *dest, TYPE value, int pe",
+    ("atomic_fetch_and", "amo_std", "TYPE", "TYPE *dest, TYPE value, int pe",
      "return shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_AND, dest, value, 0, pe, nullptr, {fn})", ("",), True),
-    ("atomic_and", "amo_bit", "void", "TYPE *dest, TYPE value, int pe",
+    ("atomic_and", "amo_std", "void", "TYPE *dest, TYPE value, int pe",
      "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_AND, dest, value, 0, pe, nullptr, {fn})", ("",), True),
-    ("atomic_fetch_or", "amo_bit", "TYPE", "TYPE *dest, TYPE value, int pe",
+    ("atomic_fetch_or", "amo_std", "TYPE", "TYPE *dest, TYPE value, int pe",
      "return shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_OR, dest, value, 0, pe, nullptr, {fn})", ("",), True),
-    ("atomic_or", "amo_bit", "void", "TYPE *dest, TYPE value, int pe",
+    ("atomic_or", "amo_std", "void", "TYPE *dest, TYPE value, int pe",
      "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_OR, dest, value, 0, pe, nullptr, {fn})", ("",), True),
-    ("atomic_fetch_xor", "amo_bit", "TYPE", "TYPE *dest, TYPE value, int pe",
+    ("atomic_fetch_xor", "amo_std", "TYPE", "TYPE *dest, TYPE value, int pe",
      "return shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_XOR, dest, value, 0, pe, nullptr, {fn})", ("",), True),
-    ("atomic_xor", "amo_bit", "void", "TYPE *dest, TYPE value, int pe",
+    ("atomic_xor", "amo_std", "void", "TYPE *dest, TYPE value, int pe",
      "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_XOR, dest, value, 0, pe, nullptr, {fn})", ("",), True),
     # nonblocking fetching AMOs: the old value lands in fetch (GPU heap) by the next quiet
     ("atomic_fetch_nbi", "amo_ext", "void", "TYPE *fetch, const TYPE *source, int pe",
@@ -475,11 +478,11 @@ DEVICE_FAMILIES = [
      "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_INC, dest, 0, 0, pe, fetch, {fn})", ("",), True),
     ("atomic_fetch_add_nbi", "amo_std", "void", "TYPE *fetch, TYPE *dest, TYPE value, int pe",
      "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_ADD, dest, value, 0, pe, fetch, {fn})", ("",), True),
-    ("atomic_fetch_and_nbi", "amo_bit", "void", "TYPE *fetch, TYPE *dest, TYPE value, int pe",
+    ("atomic_fetch_and_nbi", "amo_std", "void", "TYPE *fetch, TYPE *dest, TYPE value, int pe",
      "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_AND, dest, value, 0, pe, fetch, {fn})", ("",), True),
-    ("atomic_fetch_or_nbi", "amo_bit", "void", "TYPE *fetch, TYPE *dest, TYPE value, int pe",
+    ("atomic_fetch_or_nbi", "amo_std", "void", "TYPE *fetch, TYPE *dest, TYPE value, int pe",
      "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_OR, dest, value, 0, pe, fetch, {fn})", ("",), True),
-    ("atomic_fetch_xor_nbi", "amo_bit", "void", "TYPE *fetch, TYPE *dest, TYPE value, int pe",
+    ("atomic_fetch_xor_nbi", "amo_std", "void", "TYPE *fetch, TYPE *dest, TYPE value, int pe",
      "shmemgi::amo_t<TYPE>({c}, SHMEMGI_AMO_FETCH_XOR, dest, value, 0, pe, fetch, {fn})", ("",), True),
     # gshmem's extensions: typed reductions inside kernels on device teams (the host's team reduction types, but
     # long double and the complex types)

@@ -48,9 +48,9 @@ void shmemx_omp_unmap(void *host_ptr);
 /* Stream-ordered operations (NVSHMEM's *_on_stream, for any vendor): shmemx_stream_t is the vendor's stream
  * (cudaStream_t, hipStream_t; the emulation's cudaStream_t). The routines themselves (shmemx_putmem_on_stream,
  * shmemx_barrier_all_on_stream, ...) are declared by <shmemg.h> in sources compiled for the GPU (nvcc, hipcc,
- * oshcc --emulate-gpu): each queues a one-block kernel of the device library on the stream, so it runs after the
- * stream's earlier work and before its later work, never blocks the calling thread, and is captured into graphs like
- * any kernel. See docs/device.md. */
+ * oshcc --emulate-gpu): each queues a copy (a put or get to a peer whose GPU heap this PE maps) or a one-block kernel
+ * of the device library on the stream, so it runs after the stream's earlier work and before its later work, never
+ * blocks the calling thread, and is captured into graphs like any copy or kernel. See docs/device.md. */
 typedef void *shmemx_stream_t;
 
 #ifdef __cplusplus

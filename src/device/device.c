@@ -310,6 +310,26 @@ void shmemi_device_ctx_removed(struct gshmem_ctx *c) {
         }
 }
 
+/* [p, p+len) in a GPU segment (as a kernel's seg_of finds it): the segment, and p's offset in it */
+static struct shmemi_seg *dev_seg_of(const void *p, size_t len, size_t *off) {
+    struct shmemi_seg *s = shmemi_find_seg(p, off);
+    return s && s->kind == SHMEMI_MEM_DEVICE && len <= s->size - *off ? s : NULL;
+}
+
+/* The stream-ordered routines' choice between the copy engine and a kernel, made as a kernel's peer_addr makes it
+ * (SHMEM_DEVICE_PROXY_ALL keeps the proxy's path under test there too); whatever a kernel would call a misuse is left
+ * to the kernel, which reports it with its routine's name. */
+__attribute__((visibility("default"))) void *gshmemx_device_stream_peer(const void *remote, const void *local,
+                                                                        size_t len, int pe) {
+    if (!__atomic_load_n(&up, __ATOMIC_ACQUIRE) || shmemi_env.device_proxy_all || pe < 0 || pe >= shmemi_rt.n_pes)
+        return NULL;
+    size_t off, loff;
+    struct shmemi_seg *r = dev_seg_of(remote, len, &off);
+    if (!r || !dev_seg_of(local, len, &loff) || !r->peer[pe])
+        return NULL;
+    return r->peer[pe] + off;
+}
+
 /* ---- the CPU emulation's shortcuts: its kernels run in this process ---- */
 __attribute__((visibility("default"), noreturn)) void gshmemx_emu_device_fail(unsigned what, const char *fn, int pe,
                                                                               const void *addr, size_t len) {

@@ -1,7 +1,9 @@
 /* dev_amo.cu - the functional suite's atomics from kernels: every operation on a type of each category (standard:
  * int, long long, size_t; extended: float, double for fetch/set/swap; bitwise: unsigned, uint64_t), with ctx forms;
- * fetch-add tickets from every thread of several blocks on every PE (all distinct); a compare-and-swap lock guarding a
- * plain counter; the nonblocking fetching forms completed by a quiet. */
+ * the bitwise operations on the standard AMO types the host's bitwise AMOs lack (int, long, long long, size_t,
+ * ptrdiff_t: the GPU auxiliary specification has them), every form; fetch-add tickets from every thread of several
+ * blocks on every PE (all distinct); a compare-and-swap lock guarding a plain counter; the nonblocking fetching forms
+ * completed by a quiet. */
 #include "dev_common.h"
 
 #define BLOCKS 3
@@ -78,6 +80,116 @@ __global__ void k_each(objs o, int *fails) {
     DCHECK(shmemg_int_atomic_fetch(o.i, right) == 78, "int after the nbi ones");
 }
 
+/* bit patterns with the sign bit and both halves of a 64-bit word in play */
+template <class T> __device__ T pat(int k) {
+    uint64_t u = 0x9e3779b97f4a7c15ull * (uint64_t)(2 * k + 1);
+    return (T)(u ^ (u >> 29));
+}
+/* the nine bitwise routines of type TN, then their context forms on context c, on o (the right neighbour's object,
+ * which only this PE touches); f takes the nbi forms' results */
+#define BITWISE_SUITE(TN, T)                                                                                           \
+    __device__ void bitwise_##TN(T *o, T *f, int pe, shmem_ctx_t c, int *fails) {                                      \
+        T v = pat<T>(0);                                                                                               \
+        shmemg_##TN##_atomic_set(o, v, pe);                                                                            \
+        shmemg_fence();                                                                                                \
+        shmemg_##TN##_atomic_and(o, pat<T>(1), pe);                                                                    \
+        shmemg_fence();                                                                                                \
+        shmemg_##TN##_atomic_or(o, pat<T>(2), pe);                                                                     \
+        shmemg_fence();                                                                                                \
+        shmemg_##TN##_atomic_xor(o, pat<T>(3), pe);                                                                    \
+        shmemg_fence();                                                                                                \
+        v = (T)(((v & pat<T>(1)) | pat<T>(2)) ^ pat<T>(3));                                                            \
+        T got = shmemg_##TN##_atomic_fetch_and(o, pat<T>(4), pe);                                                      \
+        DCHECK(got == v, #TN " and, or, xor: %llx, expected %llx", (unsigned long long)got, (unsigned long long)v);    \
+        v = (T)(v & pat<T>(4));                                                                                        \
+        got = shmemg_##TN##_atomic_fetch_or(o, pat<T>(5), pe);                                                         \
+        DCHECK(got == v, #TN " fetch_and: %llx, expected %llx", (unsigned long long)got, (unsigned long long)v);       \
+        v = (T)(v | pat<T>(5));                                                                                        \
+        got = shmemg_##TN##_atomic_fetch_xor(o, pat<T>(6), pe);                                                        \
+        DCHECK(got == v, #TN " fetch_or: %llx, expected %llx", (unsigned long long)got, (unsigned long long)v);        \
+        v = (T)(v ^ pat<T>(6));                                                                                        \
+        shmemg_##TN##_atomic_fetch_and_nbi(f, o, pat<T>(7), pe);                                                       \
+        shmemg_quiet();                                                                                                \
+        DCHECK(*f == v, #TN " fetch_xor, fetch_and_nbi: %llx, expected %llx", (unsigned long long)*f,                  \
+               (unsigned long long)v);                                                                                 \
+        v = (T)(v & pat<T>(7));                                                                                        \
+        shmemg_##TN##_atomic_fetch_or_nbi(f, o, pat<T>(8), pe);                                                        \
+        shmemg_quiet();                                                                                                \
+        DCHECK(*f == v, #TN " fetch_or_nbi: %llx, expected %llx", (unsigned long long)*f, (unsigned long long)v);      \
+        v = (T)(v | pat<T>(8));                                                                                        \
+        shmemg_##TN##_atomic_fetch_xor_nbi(f, o, pat<T>(9), pe);                                                       \
+        shmemg_quiet();                                                                                                \
+        DCHECK(*f == v, #TN " fetch_xor_nbi: %llx, expected %llx", (unsigned long long)*f, (unsigned long long)v);     \
+        v = (T)(v ^ pat<T>(9));                                                                                        \
+        got = shmemg_##TN##_atomic_fetch(o, pe);                                                                       \
+        DCHECK(got == v, #TN " after fetch_xor_nbi: %llx, expected %llx", (unsigned long long)got,                     \
+               (unsigned long long)v);                                                                                 \
+        v = pat<T>(10);                                                                                                \
+        shmemg_ctx_##TN##_atomic_set(c, o, v, pe);                                                                     \
+        shmemg_ctx_fence(c);                                                                                           \
+        shmemg_ctx_##TN##_atomic_and(c, o, pat<T>(11), pe);                                                            \
+        shmemg_ctx_fence(c);                                                                                           \
+        shmemg_ctx_##TN##_atomic_or(c, o, pat<T>(12), pe);                                                             \
+        shmemg_ctx_fence(c);                                                                                           \
+        shmemg_ctx_##TN##_atomic_xor(c, o, pat<T>(13), pe);                                                            \
+        shmemg_ctx_fence(c);                                                                                           \
+        v = (T)(((v & pat<T>(11)) | pat<T>(12)) ^ pat<T>(13));                                                         \
+        got = shmemg_ctx_##TN##_atomic_fetch_and(c, o, pat<T>(14), pe);                                                \
+        DCHECK(got == v, "ctx " #TN " and, or, xor: %llx, expected %llx", (unsigned long long)got,                     \
+               (unsigned long long)v);                                                                                 \
+        v = (T)(v & pat<T>(14));                                                                                       \
+        got = shmemg_ctx_##TN##_atomic_fetch_or(c, o, pat<T>(15), pe);                                                 \
+        DCHECK(got == v, "ctx " #TN " fetch_and: %llx, expected %llx", (unsigned long long)got,                        \
+               (unsigned long long)v);                                                                                 \
+        v = (T)(v | pat<T>(15));                                                                                       \
+        got = shmemg_ctx_##TN##_atomic_fetch_xor(c, o, pat<T>(16), pe);                                                \
+        DCHECK(got == v, "ctx " #TN " fetch_or: %llx, expected %llx", (unsigned long long)got, (unsigned long long)v); \
+        v = (T)(v ^ pat<T>(16));                                                                                       \
+        shmemg_ctx_##TN##_atomic_fetch_and_nbi(c, f, o, pat<T>(17), pe);                                               \
+        shmemg_ctx_quiet(c);                                                                                           \
+        DCHECK(*f == v, "ctx " #TN " fetch_xor, fetch_and_nbi: %llx, expected %llx", (unsigned long long)*f,           \
+               (unsigned long long)v);                                                                                 \
+        v = (T)(v & pat<T>(17));                                                                                       \
+        shmemg_ctx_##TN##_atomic_fetch_or_nbi(c, f, o, pat<T>(18), pe);                                                \
+        shmemg_ctx_quiet(c);                                                                                           \
+        DCHECK(*f == v, "ctx " #TN " fetch_or_nbi: %llx, expected %llx", (unsigned long long)*f,                       \
+               (unsigned long long)v);                                                                                 \
+        v = (T)(v | pat<T>(18));                                                                                       \
+        shmemg_ctx_##TN##_atomic_fetch_xor_nbi(c, f, o, pat<T>(19), pe);                                               \
+        shmemg_ctx_quiet(c);                                                                                           \
+        DCHECK(*f == v, "ctx " #TN " fetch_xor_nbi: %llx, expected %llx", (unsigned long long)*f,                      \
+               (unsigned long long)v);                                                                                 \
+        v = (T)(v ^ pat<T>(19));                                                                                       \
+        got = shmemg_ctx_##TN##_atomic_fetch(c, o, pe);                                                                \
+        DCHECK(got == v, "ctx " #TN " after fetch_xor_nbi: %llx, expected %llx", (unsigned long long)got,              \
+               (unsigned long long)v);                                                                                 \
+    }
+BITWISE_SUITE(int, int)
+BITWISE_SUITE(long, long)
+BITWISE_SUITE(longlong, long long)
+BITWISE_SUITE(size, size_t)
+BITWISE_SUITE(ptrdiff, ptrdiff_t)
+#undef BITWISE_SUITE
+
+/* one word per type on every PE: [0] the object, [1] the nbi forms' results */
+struct bw_objs {
+    int *i;
+    long *l;
+    long long *ll;
+    size_t *sz;
+    ptrdiff_t *pd;
+};
+__global__ void k_bitwise(bw_objs o, shmem_ctx_t c, int *fails) {
+    int right = (shmemg_my_pe() + 1) % shmemg_n_pes();
+    if (threadIdx.x != 0)
+        return;
+    bitwise_int(o.i, o.i + 1, right, c, fails);
+    bitwise_long(o.l, o.l + 1, right, c, fails);
+    bitwise_longlong(o.ll, o.ll + 1, right, c, fails);
+    bitwise_size(o.sz, o.sz + 1, right, c, fails);
+    bitwise_ptrdiff(o.pd, o.pd + 1, right, c, fails);
+}
+
 /* every thread of every block takes a ticket from PE 0, and does a locked increment there */
 __global__ void k_contend(objs o, int *fails) {
     int me = shmemg_my_pe();
@@ -116,6 +228,18 @@ int main() {
     k_each<<<1, 32>>>(o, dev_fail);
     dev_check("k_each");
     shmem_barrier_all();
+    bw_objs b;
+    b.i = (int *)shmemg_calloc(2, sizeof(int));
+    b.l = (long *)shmemg_calloc(2, sizeof(long));
+    b.ll = (long long *)shmemg_calloc(2, sizeof(long long));
+    b.sz = (size_t *)shmemg_calloc(2, sizeof(size_t));
+    b.pd = (ptrdiff_t *)shmemg_calloc(2, sizeof(ptrdiff_t));
+    shmem_ctx_t bctx;
+    HCHECK(shmem_ctx_create(SHMEM_DEVICE_CTX, &bctx) == 0, "shmem_ctx_create(SHMEM_DEVICE_CTX) failed");
+    k_bitwise<<<1, 32>>>(b, bctx, dev_fail);
+    dev_check("k_bitwise");
+    shmem_barrier_all();
+    shmem_ctx_destroy(bctx);
     cudaMemset(o.tickets_counter, 0, sizeof(long));
     shmem_barrier_all();
     k_contend<<<BLOCKS, THREADS>>>(o, dev_fail);

@@ -16,6 +16,8 @@ __global__ void k_all(char *buf, uint64_t *sig, long *l, shmem_ctx_t ctx, shmem_
     long g = shmemg_ctx_long_g(ctx, l, pe);
     long f = shmemg_long_atomic_fetch_add(l, g, pe);
     shmemg_ulonglong_atomic_xor((unsigned long long *)l, 3, pe);
+    shmemg_int_atomic_and((int *)l, 3, pe); /* bitwise on every standard AMO type, as the auxiliary spec has them */
+    shmemg_ctx_ptrdiff_atomic_fetch_xor_nbi(ctx, (ptrdiff_t *)l + 1, (ptrdiff_t *)l, -1, pe);
     shmemg_double_atomic_set((double *)l, 1.0, pe);
     shmemg_long_atomic_compare_swap_nbi(l + 1, l, f, 2, pe);
     shmemg_long_wait_until_tg(l, SHMEM_CMP_GE, 0);

@@ -229,6 +229,18 @@ int main() {
     CUDA(cudaStreamSynchronize(s1));
     CUDA(cudaMemcpy(h, v, sizeof(int), cudaMemcpyDeviceToHost));
     CHECK(h[0] == 11 && notes == 1, "capture ran its work: v[0] %d, notes %d", h[0], notes);
+    size_t nn = 0;
+    CUDA(cudaGraphGetNodes(g, nullptr, &nn));
+    CHECK(nn == 3, "the graph has %zu nodes, expected 3", nn);
+    cudaGraphNode_t nodes[5];
+    nn = 5;
+    CUDA(cudaGraphGetNodes(g, nodes, &nn));
+    cudaGraphNodeType types[3] = {};
+    for (int i = 0; i < 3 && nn == 3; i++)
+        CUDA(cudaGraphNodeGetType(nodes[i], &types[i]));
+    CHECK(nn == 3 && !nodes[3] && !nodes[4] && types[0] == cudaGraphNodeTypeKernel &&
+              types[1] == cudaGraphNodeTypeHost && types[2] == cudaGraphNodeTypeKernel,
+          "graph nodes: %zu of types %d %d %d", nn, (int)types[0], (int)types[1], (int)types[2]);
     CUDA(cudaGraphInstantiate(&gx, g, 0));
     CUDA(cudaGraphDestroy(g));
     for (int i = 0; i < 3; i++)

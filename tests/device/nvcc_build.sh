@@ -10,6 +10,24 @@ arch=${GSHMEM_NVCC_ARCH:-sm_80}
 flags=(-std=c++17 -arch="$arch" -I"$INC" -I"$SRC" -Xcompiler -Wall)
 "$NVCC" "${flags[@]}" -c "$SRC/dev_api_compile.cu" -o "$OUT/dev_api_compile.o"
 echo "ok: every family of the device API compiles"
+# what the library costs a unit: its kernels and nothing else (a stream-ordered routine's kernel where it is called),
+# and the failure path once, called from the checks (inlined, it was 805 copies in dev_rma)
+for v in "" -DWITH_STREAM; do
+  "$NVCC" "${flags[@]}" $v -ptx "$SRC/dev_size.cu" -o "$OUT/dev_size.ptx"
+  entries=$(grep -c '\.entry ' "$OUT/dev_size.ptx" || true)
+  defs=$(awk '/^\.func .*shmemgi4fail/ { f = 1; next } f && /^\{/ { n++; f = 0 } f && /;[[:space:]]*$/ { f = 0 }
+              END { print n + 0 }' "$OUT/dev_size.ptx")
+  calls=$(grep -c '^[[:space:]]*_Z[^ ]*shmemgi4fail[^ ]*,[[:space:]]*$' "$OUT/dev_size.ptx" || true)
+  want=1 lines=$(wc -l < "$OUT/dev_size.ptx")
+  [ -z "$v" ] || want=2
+  [ -n "$v" ] || one=$lines
+  [ "$entries" = $want ] || { echo "FAIL: dev_size.cu $v has $entries kernels in its PTX, expected $want"; exit 1; }
+  [ "$defs" = 1 ] && [ "$calls" -ge 1 ] || {
+    echo "FAIL: dev_size.cu $v: the failure path is defined $defs times, called $calls times (want 1, at least 1)"
+    exit 1
+  }
+done
+echo "ok: a one-kernel unit holds its kernel and one failure path ($one PTX lines; $lines with a stream routine)"
 for t in dev_rma dev_stream dev_misuse; do # (each nvcc run takes half a minute on two cores)
   "$NVCC" "${flags[@]}" -c "$SRC/$t.cu" -o "$OUT/$t.o"
   "$NVCC" "${flags[@]}" "$OUT/$t.o" -L"$LIB" -Xlinker -rpath -Xlinker "$LIB" -lgshmem -o "$OUT/$t"

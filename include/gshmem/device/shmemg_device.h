@@ -35,6 +35,9 @@
 extern "C" {
 /* host: a translation unit's way to receive the device state (libgshmem calls it at shmem_init and finalize) */
 void gshmemx_device_register_unit(int (*upload)(const void *state, size_t len));
+/* host: where this PE maps pe's copy of `remote`, when a stream-ordered copy of len bytes between it and `local` can be
+ * the copy engine's (kernel-side communication up, both in the GPU heap, pe's mapped); else NULL: a kernel does it */
+void *gshmemx_device_stream_peer(const void *remote, const void *local, size_t len, int pe);
 #ifdef GSHMEM_EMULATE_GPU
 /* the emulation reaches the library directly: report a misuse and end the job; wake the proxy */
 void gshmemx_emu_device_fail(unsigned what, const char *fn, int pe, const void *addr, size_t len)
@@ -211,7 +214,15 @@ SHMEMGI_D void vstore32(void *p, uint32_t v) { *(volatile uint32_t *)p = v; }
 typedef unsigned long long ull;
 
 /* ---- misuse: reported through the host, then the job ends ---- */
-SHMEMGI_D void fail(unsigned what, const char *fn, int pe, const void *addr, size_t len) {
+/* Out of line and never returning: every check of every routine calls it, so inlined (as SHMEMGI_D is) its body was
+ * copied hundreds of times into each kernel; one copy per translation unit (it reads that unit's device state, so it
+ * is static, and a .cu file still needs no device link). */
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define SHMEMGI_COLD static __device__ __noinline__ __attribute__((noreturn, cold))
+#else
+#define SHMEMGI_COLD static inline __attribute__((noinline, noreturn, cold))
+#endif
+SHMEMGI_COLD void fail(unsigned what, const char *fn, int pe, const void *addr, size_t len) {
 #if defined(GSHMEM_EMULATE_GPU)
     gshmemx_emu_device_fail(what, fn, pe, addr, len);
 #else
@@ -1039,82 +1050,124 @@ SHMEMGI_GX_FORMS(_tg, tg_grp)
 SHMEMGI_GX_FORMS(_htg, htg_grp)
 #undef SHMEMGI_GX_FORMS
 
-/* ==== stream-ordered host routines (shmemx_*_on_stream): a one-block kernel of this library on the stream ==== */
+/* ==== stream-ordered host routines (shmemx_*_on_stream) ====
+ * Each is a template of one defaulted parameter, called as a plain function, and so is each kernel it launches: a
+ * kernel is compiled only into the translation units that call its routine. (As plain inline functions, every unit
+ * including this header compiled all 49 of them for the GPU, whatever it used.) Collectives, waits and quiet are a
+ * one-block kernel of this library on the stream; a put or get to a peer whose GPU heap this PE maps is the copy
+ * engine's (cudaMemcpyAsync / hipMemcpyAsync on the stream, to the peer's mapped address), at link speed instead of
+ * one block's, and ordered with the stream's kernels and captured into graphs as they are; other peers' go through a
+ * one-block kernel and the proxy. */
 #include <shmemx.h>
 #define SHMEMGI_OS_THREADS 256
 #if defined(GSHMEM_EMULATE_GPU)
-#define SHMEMGI_LAUNCH(k, s, ...)                                                                                      \
-    (k << ::gshmem_emu::cfg(1, SHMEMGI_OS_THREADS, 0, (cudaStream_t)(s)) << ::gshmem_emu::args(__VA_ARGS__))
+#define SHMEMGI_LAUNCH_N(k, nt, s, ...)                                                                                \
+    (k << ::gshmem_emu::cfg(1, nt, 0, (cudaStream_t)(s)) << ::gshmem_emu::args(__VA_ARGS__))
 #elif defined(__HIPCC__)
-#define SHMEMGI_LAUNCH(k, s, ...) hipLaunchKernelGGL(k, 1, SHMEMGI_OS_THREADS, 0, (hipStream_t)(s), __VA_ARGS__)
+#define SHMEMGI_LAUNCH_N(k, nt, s, ...) hipLaunchKernelGGL(k, 1, nt, 0, (hipStream_t)(s), __VA_ARGS__)
 #else
-#define SHMEMGI_LAUNCH(k, s, ...) k<<<1, SHMEMGI_OS_THREADS, 0, (cudaStream_t)(s)>>>(__VA_ARGS__)
+#define SHMEMGI_LAUNCH_N(k, nt, s, ...) k<<<1, nt, 0, (cudaStream_t)(s)>>>(__VA_ARGS__)
 #endif
+#define SHMEMGI_LAUNCH(k, s, ...) SHMEMGI_LAUNCH_N(k, SHMEMGI_OS_THREADS, s, __VA_ARGS__)
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define SHMEMGI_KERNEL static __global__ void
 #else
 #define SHMEMGI_KERNEL static void
 #endif
-#define SHMEMGI_HOST static inline
+#define SHMEMGI_HOST template <int = 0> static inline
 
 namespace shmemgi {
 /* put (and its quiet: the data is delivered before the stream's later work), get, put with signal */
-SHMEMGI_KERNEL os_put(void *d, const void *s, size_t n, int pe) {
+template <int = 0> SHMEMGI_KERNEL os_put(void *d, const void *s, size_t n, int pe) {
     shmemg_putmem_tg(d, s, n, pe);
     shmemg_quiet_tg();
 }
-SHMEMGI_KERNEL os_get(void *d, const void *s, size_t n, int pe) { shmemg_getmem_tg(d, s, n, pe); }
+template <int = 0> SHMEMGI_KERNEL os_get(void *d, const void *s, size_t n, int pe) { shmemg_getmem_tg(d, s, n, pe); }
+template <int = 0>
 SHMEMGI_KERNEL os_put_signal(void *d, const void *s, size_t n, uint64_t *sig, uint64_t v, int op, int pe) {
     shmemg_putmem_signal_tg(d, s, n, sig, v, op, pe);
 }
-SHMEMGI_KERNEL os_signal_wait(uint64_t *sig, int cmp, uint64_t v) { shmemg_signal_wait_until_tg(sig, cmp, v); }
-SHMEMGI_KERNEL os_quiet(int) { shmemg_quiet_tg(); }
-SHMEMGI_KERNEL os_barrier_all(int) { shmemgx_barrier_all_tg(); }
-SHMEMGI_KERNEL os_sync_all(int) { shmemg_sync_all_tg(); }
-SHMEMGI_KERNEL os_broadcast(shmem_team_t t, void *d, const void *s, size_t n, int root) {
+/* the signal after a copy engine's put (already complete: the stream ran it first); stream memory operations
+ * (cuStreamWriteValue64) are the driver API's and only set a value, where the signal may be an add */
+template <int = 0>
+SHMEMGI_KERNEL os_signal(void *d, const void *s, uint64_t *sig, uint64_t v, int op, int pe) {
+    shmemg_putmem_signal(d, s, 0, sig, v, op, pe);
+}
+template <int = 0> SHMEMGI_KERNEL os_signal_wait(uint64_t *sig, int cmp, uint64_t v) {
+    shmemg_signal_wait_until_tg(sig, cmp, v);
+}
+template <int = 0> SHMEMGI_KERNEL os_quiet(int) { shmemg_quiet_tg(); }
+template <int = 0> SHMEMGI_KERNEL os_barrier_all(int) { shmemgx_barrier_all_tg(); }
+template <int = 0> SHMEMGI_KERNEL os_sync_all(int) { shmemg_sync_all_tg(); }
+template <int = 0> SHMEMGI_KERNEL os_broadcast(shmem_team_t t, void *d, const void *s, size_t n, int root) {
     shmemgx_broadcastmem_tg(t, d, s, n, root);
 }
-SHMEMGI_KERNEL os_fcollect(shmem_team_t t, void *d, const void *s, size_t n) { shmemgx_fcollectmem_tg(t, d, s, n); }
-SHMEMGI_KERNEL os_alltoall(shmem_team_t t, void *d, const void *s, size_t n) { shmemgx_alltoallmem_tg(t, d, s, n); }
+template <int = 0> SHMEMGI_KERNEL os_fcollect(shmem_team_t t, void *d, const void *s, size_t n) {
+    shmemgx_fcollectmem_tg(t, d, s, n);
+}
+template <int = 0> SHMEMGI_KERNEL os_alltoall(shmem_team_t t, void *d, const void *s, size_t n) {
+    shmemgx_alltoallmem_tg(t, d, s, n);
+}
 template <class T, int OP> SHMEMGI_KERNEL os_reduce(shmem_team_t t, T *d, const T *s, size_t n) {
     reduce<T, OP>(tg_grp(), t, d, s, n, "shmemx_reduce_on_stream");
+}
+/* a copy on the stream, after its earlier work and before its later work, as a kernel there would be */
+static inline void os_copy(void *d, const void *s, size_t n, shmemx_stream_t st) {
+#if defined(__HIPCC__) && !defined(GSHMEM_EMULATE_GPU)
+    (void)hipMemcpyAsync(d, s, n, hipMemcpyDefault, (hipStream_t)st);
+#else
+    (void)cudaMemcpyAsync(d, s, n, cudaMemcpyDefault, (cudaStream_t)st);
+#endif
 }
 } // namespace shmemgi
 
 SHMEMGI_HOST void shmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
                                           shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_put, stream, dest, source, nelems, pe);
+    if (void *p = gshmemx_device_stream_peer(dest, source, nelems, pe))
+        shmemgi::os_copy(p, source, nelems, stream);
+    else
+        SHMEMGI_LAUNCH(shmemgi::os_put<0>, stream, dest, source, nelems, pe);
 }
 SHMEMGI_HOST void shmemx_getmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
                                           shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_get, stream, dest, source, nelems, pe);
+    if (void *p = gshmemx_device_stream_peer(source, dest, nelems, pe))
+        shmemgi::os_copy(dest, p, nelems, stream);
+    else
+        SHMEMGI_LAUNCH(shmemgi::os_get<0>, stream, dest, source, nelems, pe);
 }
 SHMEMGI_HOST void shmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
                                                  uint64_t signal, int sig_op, int pe, shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_put_signal, stream, dest, source, nelems, sig_addr, signal, sig_op, pe);
+    if (void *p = gshmemx_device_stream_peer(dest, source, nelems, pe)) {
+        shmemgi::os_copy(p, source, nelems, stream);
+        SHMEMGI_LAUNCH_N(shmemgi::os_signal<0>, 1, stream, dest, source, sig_addr, signal, sig_op, pe);
+    } else {
+        SHMEMGI_LAUNCH(shmemgi::os_put_signal<0>, stream, dest, source, nelems, sig_addr, signal, sig_op, pe);
+    }
 }
 SHMEMGI_HOST void shmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value,
                                                      shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_signal_wait, stream, sig_addr, cmp, cmp_value);
+    SHMEMGI_LAUNCH(shmemgi::os_signal_wait<0>, stream, sig_addr, cmp, cmp_value);
 }
-SHMEMGI_HOST void shmemx_quiet_on_stream(shmemx_stream_t stream) { SHMEMGI_LAUNCH(shmemgi::os_quiet, stream, 0); }
+SHMEMGI_HOST void shmemx_quiet_on_stream(shmemx_stream_t stream) { SHMEMGI_LAUNCH(shmemgi::os_quiet<0>, stream, 0); }
 SHMEMGI_HOST void shmemx_barrier_all_on_stream(shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_barrier_all, stream, 0);
+    SHMEMGI_LAUNCH(shmemgi::os_barrier_all<0>, stream, 0);
 }
-SHMEMGI_HOST void shmemx_sync_all_on_stream(shmemx_stream_t stream) { SHMEMGI_LAUNCH(shmemgi::os_sync_all, stream, 0); }
+SHMEMGI_HOST void shmemx_sync_all_on_stream(shmemx_stream_t stream) {
+    SHMEMGI_LAUNCH(shmemgi::os_sync_all<0>, stream, 0);
+}
 SHMEMGI_HOST int shmemx_broadcastmem_on_stream(shmem_team_t team, void *dest, const void *source, size_t nelems,
                                                int pe_root, shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_broadcast, stream, team, dest, source, nelems, pe_root);
+    SHMEMGI_LAUNCH(shmemgi::os_broadcast<0>, stream, team, dest, source, nelems, pe_root);
     return 0;
 }
 SHMEMGI_HOST int shmemx_fcollectmem_on_stream(shmem_team_t team, void *dest, const void *source, size_t nelems,
                                               shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_fcollect, stream, team, dest, source, nelems);
+    SHMEMGI_LAUNCH(shmemgi::os_fcollect<0>, stream, team, dest, source, nelems);
     return 0;
 }
 SHMEMGI_HOST int shmemx_alltoallmem_on_stream(shmem_team_t team, void *dest, const void *source, size_t nelems,
                                               shmemx_stream_t stream) {
-    SHMEMGI_LAUNCH(shmemgi::os_alltoall, stream, team, dest, source, nelems);
+    SHMEMGI_LAUNCH(shmemgi::os_alltoall<0>, stream, team, dest, source, nelems);
     return 0;
 }
 

@@ -80,6 +80,9 @@ int gshmem_emu_capture_status(void *stream, int *capturing);
 int gshmem_emu_graph_launch(void *graph, void *stream);
 int gshmem_emu_graph_retain(void *graph); /* an instantiation shares the captured list */
 int gshmem_emu_graph_destroy(void *graph);
+/* cudaGraphGetNodes (the nodes in capture order) and cudaGraphNodeGetType (a cudaGraphNodeType value) */
+int gshmem_emu_graph_nodes(void *graph, void **nodes, size_t *count);
+int gshmem_emu_node_type(void *node, int *type);
 int gshmem_emu_last_error(int peek); /* this host thread's last launch/API error, cleared unless peek */
 int gshmem_emu_set_error(int err);   /* records err as the last error and returns it */
 /* Registered by every translation unit that includes the device library: see gshmem/device/state.h */

@@ -100,6 +100,16 @@ enum cudaStreamCaptureMode {
     cudaStreamCaptureModeRelaxed = 2
 };
 enum cudaStreamCaptureStatus { cudaStreamCaptureStatusNone = 0, cudaStreamCaptureStatusActive = 1 };
+enum cudaGraphNodeType {
+    cudaGraphNodeTypeKernel = 0,
+    cudaGraphNodeTypeMemcpy = 1,
+    cudaGraphNodeTypeMemset = 2,
+    cudaGraphNodeTypeHost = 3,
+    cudaGraphNodeTypeGraph = 4,
+    cudaGraphNodeTypeEmpty = 5,
+    cudaGraphNodeTypeWaitEvent = 6,
+    cudaGraphNodeTypeEventRecord = 7,
+};
 #define cudaStreamDefault 0x0
 #define cudaStreamNonBlocking 0x1
 #define cudaEventDefault 0x0
@@ -289,6 +299,16 @@ inline cudaError_t cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s) {
     return (cudaError_t)gshmem_emu_graph_launch(x, s);
 }
 inline cudaError_t cudaGraphDestroy(cudaGraph_t g) { return (cudaError_t)gshmem_emu_graph_destroy(g); }
+inline cudaError_t cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *n) {
+    return (cudaError_t)gshmem_emu_graph_nodes(g, (void **)nodes, n);
+}
+inline cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, cudaGraphNodeType *t) {
+    int v = 0;
+    cudaError_t e = (cudaError_t)gshmem_emu_node_type(node, t ? &v : nullptr);
+    if (!e)
+        *t = (cudaGraphNodeType)v;
+    return e;
+}
 inline cudaError_t cudaGraphExecDestroy(cudaGraphExec_t x) { return (cudaError_t)gshmem_emu_graph_destroy(x); }
 
 /* ---- device built-ins ---- */

@@ -557,3 +557,40 @@ int gshmem_emu_graph_destroy(void *graph) {
     free(g);
     return E_OK;
 }
+
+/* The graph's nodes are its captured operations, in order (the release-only entries are not nodes; a captured event
+ * record or wait is one here, where CUDA makes nodes of them only with its External flags). As CUDA: NULL nodes asks
+ * for the count; otherwise *count entries are filled, those past the last node with NULL, and *count becomes the
+ * number of nodes returned. */
+int gshmem_emu_graph_nodes(void *graph, void **nodes, size_t *count) {
+    struct emu_graph *g = graph;
+    if (!g || !count)
+        return gshmem_emu_set_error(E_INVALID_VALUE);
+    size_t n = 0;
+    for (struct op *o = g->head; o; o = o->next) {
+        if (o->kind < 0)
+            continue;
+        if (nodes && n < *count)
+            nodes[n] = o;
+        n++;
+    }
+    if (nodes) {
+        for (size_t i = n; i < *count; i++)
+            nodes[i] = NULL;
+        if (n > *count)
+            n = *count;
+    }
+    *count = n;
+    return E_OK;
+}
+
+int gshmem_emu_node_type(void *node, int *type) {
+    struct op *o = node;
+    if (!o || !type || o->kind < 0)
+        return gshmem_emu_set_error(E_INVALID_VALUE);
+    /* cudaGraphNodeType values */
+    static const int types[] = {
+        [OP_KERNEL] = 0, [OP_COPY] = 1, [OP_SET] = 2, [OP_HOST] = 3, [OP_WAIT] = 6, [OP_RECORD] = 7};
+    *type = types[o->kind];
+    return E_OK;
+}
