@@ -716,9 +716,24 @@ int fg_function(const char *name, void **fn) {
     return FG_OK;
 }
 
+/* A test's stand-in for a kernel that holds every SM (and waits): while it is on, no other kernel can start. A GPU
+ * would queue the launch and never run it; the fake refuses it, saying why, so the test fails instead of hanging.
+ * (Copies, memsets and events need no SM: they go on.) */
+static int sms_held;
+__attribute__((visibility("default"))) void fakegpu_hold_sms(int on) {
+    pthread_mutex_lock(&fg_mu);
+    sms_held = on;
+    pthread_mutex_unlock(&fg_mu);
+}
+
 int fg_launch(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shmem,
               void *stream, const void *owner, void **params, void **extra) {
     struct func *f = fn;
+    if (sms_held) {
+        fprintf(stderr, "fake GPU: kernel %s launched while a kernel holds every SM: on a GPU it would never start\n",
+                f && f >= funcs && f < funcs + nfuncs ? f->name : "?");
+        return FG_LAUNCH_FAILED;
+    }
     if (!f || f < funcs || f >= funcs + nfuncs || !params || extra || shmem)
         return FG_INVALID_VALUE;
     if (!gx || !gy || !gz || !bx || !by || !bz || gy != 1 || gz != 1 || by != 1 || bz != 1 || bx > 1024 ||
