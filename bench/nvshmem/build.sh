@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# build.sh [OUT] - builds nvshmem-perf-dev (NVSHMEM measured as shmem-perf-dev measures gshmem) against NVSHMEM's
-# nvidia-nvshmem-cu13 wheel, into OUT (default: .nvshmem at the repository root, ignored by git), ready to carry to a
-# GPU machine that has no network: OUT/bin/nvshmem-perf-dev and OUT/lib with only what it loads there.
+# build.sh [--if-cached] [OUT] - builds nvshmem-perf-dev (NVSHMEM measured as shmem-perf-dev measures gshmem)
+# against NVSHMEM's nvidia-nvshmem-cu13 wheel, into OUT (default: .nvshmem at the repository root, ignored by git),
+# ready to carry to a GPU machine that has no network: OUT/bin/nvshmem-perf-dev and OUT/lib with only what it loads
+# there.
 #
 # * The wheel (182 MB) is fetched from PyPI once, by pip, into a cache outside the repository
 #   ($GSHMEM_WHEEL_CACHE, default ~/.cache/gshmem/wheels), so later builds, and scripts/test.sh's compile check in a
@@ -14,9 +15,15 @@
 #   come from the GPU machine's driver. About 56 MB in all: within the device tool's 64 MiB with the repository.
 # * NVSHMEM's licence allows its use on systems with NVIDIA GPUs: build here, run there only. Nothing of the wheel
 #   is ever committed (its headers are read from the unpacked wheel, outside the repository).
-# Exit status: 0 built, 1 failed (download, compile, link, or over the size limit).
+# --if-cached: no download; without the wheel in the cache, say so and exit 0 (scripts/test.sh's compile check).
+# Exit status: 0 built (or skipped by --if-cached), 1 failed (download, compile, link, or over the size limit).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+if_cached=0
+if [ "${1:-}" = --if-cached ]; then
+  if_cached=1
+  shift
+fi
 out=${1:-$root/.nvshmem}
 ver=${NVSHMEM_VERSION:-3.8.0}
 arch=${NVSHMEM_ARCH:-sm_90}
@@ -35,6 +42,10 @@ else
   shopt -s nullglob
   found=("$cache/$name"*.whl "$root/.whl/$name"*.whl)
   whl=${found[0]:-}
+  if [ -z "$whl" ] && [ $if_cached = 1 ]; then
+    echo "build.sh: no nvidia-nvshmem-cu13 $ver wheel in $cache or .whl: NVSHMEM benchmark not built (run build.sh)"
+    exit 0
+  fi
   if [ -z "$whl" ]; then
     mkdir -p "$cache"
     echo "build.sh: fetching nvidia-nvshmem-cu13==$ver from PyPI into $cache (about 180 MB)"
@@ -73,7 +84,8 @@ strip --strip-unneeded -o "$out/lib/nvshmem_bootstrap_uid.so.3" "$nv/lib/nvshmem
 lic=$(find "$tmp" "$nv/.." -maxdepth 4 -name License.txt 2>/dev/null | head -1 || true)
 [ -z "$lic" ] || cp "$lic" "$out/NVSHMEM-License.txt"
 {
-  echo "nvshmem-perf-dev built $(date -u +%FT%TZ) from gshmem $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
+  echo "nvshmem-perf-dev built $(date -u +%FT%TZ)" \
+    "from gshmem $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
   echo "$from"
   echo "nvcc: $("$nvcc" --version | tail -1), -arch=$arch"
 } > "$out/BUILD-INFO"
