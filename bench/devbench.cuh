@@ -146,6 +146,38 @@ struct result {
     int reps;
 };
 
+/* whether this process is an MPS client (the ping-pongs differ: kernels of two processes run at once under MPS, and
+ * take turns on the GPU without it) */
+inline int under_mps() {
+    const char *m = getenv("CUDA_MPS_PIPE_DIRECTORY");
+    return m && *m;
+}
+
+/* JSON rows of results, `more` if rows follow in the same array */
+inline void json_rows(FILE *f, const std::vector<result> &rows, const host_if &h, bool more) {
+    for (size_t i = 0; i < rows.size(); i++) {
+        const result &r = rows[i];
+        fprintf(f,
+                "  {\"test\": \"%s\", \"size\": %zu, \"unit\": \"%s\", \"median\": %.6g, \"min\": %.6g, "
+                "\"max\": %.6g, \"reps\": %d, \"iters\": %ld, \"npes\": %d, \"impl\": \"%s\", \"device\": \"%s\", "
+                "\"mps\": %d}%s\n",
+                r.test, r.size, r.unit, r.median, r.min, r.max, r.reps, r.iters, h.npes, h.impl, h.device, under_mps(),
+                i + 1 < rows.size() || more ? "," : "");
+    }
+}
+
+inline void write_json(const char *path, const std::vector<result> &rows, const host_if &h) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        return;
+    }
+    fprintf(f, "[\n");
+    json_rows(f, rows, h, false);
+    fprintf(f, "]\n");
+    fclose(f);
+}
+
 struct runner {
     host_if &h;
     const opts &o;
@@ -227,45 +259,15 @@ struct runner {
         const char *unit = kind == 0 ? "us" : kind == 1 ? "GB/s" : "Mops/s";
         result res = {test, unit, size, v[v.size() / 2], v.front(), v.back(), n, o.reps};
         out.push_back(res);
+        if (o.json) /* (after every point: a library that aborts later leaves what it measured) */
+            write_json(o.json, out, h);
         printf("%-16s %9zu %12.3f %12.3f %12.3f %9ld  %s\n", test, size, res.median, res.min, res.max, n, unit);
         fflush(stdout);
     }
 };
 
-/* whether this process is an MPS client (the ping-pongs differ: kernels of two processes run at once under MPS, and
- * take turns on the GPU without it) */
-inline int under_mps() {
-    const char *m = getenv("CUDA_MPS_PIPE_DIRECTORY");
-    return m && *m;
-}
-
-/* JSON rows of results, `more` if rows follow in the same array */
-inline void json_rows(FILE *f, const std::vector<result> &rows, const host_if &h, bool more) {
-    for (size_t i = 0; i < rows.size(); i++) {
-        const result &r = rows[i];
-        fprintf(f,
-                "  {\"test\": \"%s\", \"size\": %zu, \"unit\": \"%s\", \"median\": %.6g, \"min\": %.6g, "
-                "\"max\": %.6g, \"reps\": %d, \"iters\": %ld, \"npes\": %d, \"impl\": \"%s\", \"device\": \"%s\", "
-                "\"mps\": %d}%s\n",
-                r.test, r.size, r.unit, r.median, r.min, r.max, r.reps, r.iters, h.npes, h.impl, h.device, under_mps(),
-                i + 1 < rows.size() || more ? "," : "");
-    }
-}
-
-inline void write_json(const char *path, const std::vector<result> &rows, const host_if &h) {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        perror(path);
-        return;
-    }
-    fprintf(f, "[\n");
-    json_rows(f, rows, h, false);
-    fprintf(f, "]\n");
-    fclose(f);
-}
-
 /* the plan: every figure with its sizes and counts (the same for every implementation); returns PE 0's results (and
- * writes them to opts::json there) */
+ * writes them to opts::json there, after each point) */
 template <class Ops> std::vector<result> run_all(host_if &h, const dev_sym &s, const opts &o) {
     runner R(h, o);
     const long n = o.iters;
@@ -361,8 +363,6 @@ template <class Ops> std::vector<result> run_all(host_if &h, const dev_sym &s, c
         cudaStreamDestroy(st);
     }
     h.barrier();
-    if (pe0 && o.json)
-        write_json(o.json, R.out, h);
     return R.out;
 }
 
