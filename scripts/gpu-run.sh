@@ -13,9 +13,10 @@
 #   2. if device time is left, on the same warm machine (its build is kept):
 #      run  command: GPU_RUN_BUDGET=200 scripts/gpu-run.sh "$OUT" curves pinned mps
 #           carry: [".nvshmem"]        timeout_s: 230
-#   Then give_back. What comes back: OUT/summary.txt (read it first), OUT/dev-ratio.md (gshmem / NVSHMEM and gshmem /
-#   floor per figure), OUT/dev-results.md (a bench/results/ entry to complete), OUT/gpu-<stages>.tgz (every log and
-#   JSON file).
+#   Then give_back. What comes back: OUT/summary.txt (read it first: every stage's tests passed, failed, skipped, and
+#   the tables below), OUT/dev-ratio.md (gshmem / NVSHMEM and gshmem / floor per figure; dev-ratio-mps.md from mps),
+#   OUT/dev-results.md (a bench/results/ entry to complete), OUT/curves.md (the host-initiated curves beside the CUDA
+#   copy floor), OUT/gpu-<stages>.tgz (every log and JSON file).
 #
 # Stages (default: build devtests hosttests perfdev nvshmem floor curves, in this order):
 #   build      configure (Release; sm_90 machine code; libfabric, PMIx, hwloc, HIP, Level Zero, OpenMP offload off, as
@@ -39,8 +40,11 @@
 #              (without it two processes take turns on the GPU, and a ping-pong waits for the other's turn)
 #
 # Time: GPU_RUN_BUDGET seconds in all (default 540), counted from the start; a stage starts only with at least
-# GPU_RUN_MIN_STAGE (30) left, and is stopped at its own limit (GPU_RUN_LIMIT_<STAGE>, defaults below) or when the
-# budget is spent, keeping 10 s for the packing. Every test has its own timeout (60 s) inside its stage's.
+# GPU_RUN_MIN_STAGE (30) left, and is stopped at its own limit or when the budget is spent, keeping 10 s for the
+# packing. Limits (GPU_RUN_LIMIT_<NAME>, s): BUILD 300, DEVTESTS 150, HOSTTESTS 75, PERFDEV 60, NVSHMEM 60, FLOOR 45
+# (mps: the same three), FLOORCOPY 60 and CURVE 90 (each combination). Every test has its own timeout (60 s) inside
+# its stage's. On 16 cores the build should take 2-4 minutes, so the first call's budget ends about at the floor
+# stage; the curves wait for the second call.
 # Environment: GPU_RUN_JOBS (tests at a time, 4), GPU_RUN_BUILD_JOBS (compilers at a time: ninja's default, and the
 # cores for tests/device's nvcc runs), GPU_RUN_ARCH (sm_90), BUILD (build-gpu), WORK (the work folder),
 # GPU_RUN_QUICK_BUILD=1 (build the library and tools only, and check that every other target this script needs is
@@ -190,7 +194,7 @@ do_build() {
             [ "$rcd" = 0 ] && nvcc_devtests link
             rcd=$?
         fi
-        tar czf "$work/nvcc-logs.tgz" -C "$build/gpu-nvcc" . 2> /dev/null
+        (cd "$build/gpu-nvcc" && tar czf "$work/nvcc-logs.tgz" ./*.log) 2> /dev/null
         [ "$rc" = 0 ] || say "build: ninja exited $rc (build.log): $(grep -c '^FAILED' "$work/build.log") failed steps"
         [ "$rcd" = 0 ] || say "build: tests/device by nvcc failed (nvcc-logs.tgz)"
         local lacking=""
@@ -211,10 +215,10 @@ do_build() {
 
 # ---- tests ----
 
-run_tests() { # run_tests SET LIMIT [ARGS...]: scripts/gpu-run-tests.py until the stage's deadline
+run_tests() { # run_tests SET STAGE LIMIT [ARGS...]: scripts/gpu-run-tests.py until the stage's deadline
     local set=$1 lim
-    lim=$(limit_for "${set}tests" "$2")
-    shift 2
+    lim=$(limit_for "$2" "$3")
+    shift 3
     python3 scripts/gpu-run-tests.py --build "$build" --out "$work" --set "$set" --jobs "$jobs" --timeout 60 \
         --deadline $(($(date +%s) + lim)) "$@" > "$work/$set-summary.txt" 2>&1
     local rc=$?
@@ -232,21 +236,24 @@ do_devtests() {
         cannon/cannon_gpu_emu:cannon_gpu fft2d/fft2d_gpu_emu:fft2d_gpu heat3d/heat3d-gpu-emu:heat3d_gpu; do
         m+=(--map "$build/bench/apps/${a%%:*}=$build/bench/apps/${a%%/*}/cuda/${a##*:}")
     done
-    run_tests device 150 "${m[@]}" --max-np 2
+    run_tests device devtests 150 "${m[@]}" --max-np 2
 }
 
 do_hosttests() {
     local gpu='^(ft_gpu_|ft_err_gpu_|ft_err_space_device|ft_err_device_|perf_gpu_|gpu_floor_|topo_map_gpu_'
-    run_tests host 75 --include "$gpu|rt_partition_refused_device)" --exclude 'coherent|fake|emu'
+    run_tests host hosttests 75 --include "$gpu|rt_partition_refused_device)" --exclude 'coherent|fake|emu'
 }
 
 # ---- device-initiated figures ----
 
-ratio() { # the table of what perfdev, nvshmem and floor have measured so far, beside the archive
+ratio() { # the table of what perfdev, nvshmem and floor have measured so far (and a results/ entry), beside the archive
+    local res=()
+    [ -n "$1" ] || res=(--results "$out/dev-results.md")
     python3 bench/dev-ratio.py --gshmem "$work/perfdev$1.json" --nvshmem "$work/nvshmem$1.json" \
-        --floor "$work/floor$1.json" --out "$out/dev-ratio$1.md" --results "$out/dev-results$1.md" \
+        --floor "$work/floor$1.json" --out "$out/dev-ratio$1.md" "${res[@]}" \
         --run "scripts/gpu-run.sh (stages perfdev, nvshmem, floor$2)" > /dev/null 2>&1 &&
-        cp "$out/dev-ratio$1.md" "$out/dev-results$1.md" "$work/"
+        cp "$out/dev-ratio$1.md" "$work/" && cp "$out/dev-results.md" "$work/" 2> /dev/null
+    return 0
 }
 
 bench_run() { # bench_run NAME LIMIT CMD...: one benchmark, its table kept, its status said
@@ -254,7 +261,10 @@ bench_run() { # bench_run NAME LIMIT CMD...: one benchmark, its table kept, its 
     shift 2
     timeout -k 5 "$lim" "$@" > "$work/$name.txt" 2>&1
     local rc=$?
-    say "$name: exit $rc$([ $rc = 124 ] && echo " (stopped after $lim s)")"
+    local why=""
+    [ $rc = 124 ] && why=" (stopped after $lim s)"
+    [ $rc = 77 ] && why=" (it found no GPU support: skipped)"
+    say "$name: exit $rc$why"
     [ $rc = 0 ] || tail -5 "$work/$name.txt"
     return $rc
 }
@@ -341,8 +351,14 @@ perf() { # perf SRC DST TAG [ENV...]: one shmem-perf run of put/get latency and 
         -np $np "$build/bench/shmem-perf" --src "$s" --dst "$d" --test put_lat,put_bw,get_lat,get_bw --max "$max" \
         --json "$work/shmem-perf-$t-np$np.json" > "$work/shmem-perf-$t-np$np.txt" 2>&1
     local rc=$?
-    say "shmem-perf $s -> $d ($t): exit $rc"
+    say "shmem-perf $s -> $d ($t): exit $rc$([ $rc = 124 ] && echo " (stopped after $lim s)")"
+    curves
     return $rc
+}
+
+curves() { # the curves measured so far at a few sizes, beside the CUDA copy floor, beside the archive
+    python3 bench/curve-table.py --floor "$work/floor-copy.json" --out "$out/curves.md" "$work"/shmem-perf-*.json \
+        > /dev/null 2>&1 && cp "$out/curves.md" "$work/"
 }
 
 lat() { # lat SRC DST TAG [ENV...]: put and get latency up to 64 KiB
@@ -353,7 +369,7 @@ lat() { # lat SRC DST TAG [ENV...]: put and get latency up to 64 KiB
         "$build/bench/shmem-perf" --src "$s" --dst "$d" --test put_lat,get_lat --max 64K \
         --json "$work/lat-$t-np$np.json" > "$work/lat-$t-np$np.txt" 2>&1
     local rc=$?
-    say "latency $s -> $d ($t): exit $rc"
+    say "latency $s -> $d ($t): exit $rc$([ $rc = 124 ] && echo " (stopped after $lim s)")"
     return $rc
 }
 
@@ -427,11 +443,16 @@ for stage in $stages; do
     say "stage $stage: $((SECONDS - t0)) s$([ $rc = 0 ] || echo ", FAILED")"
     pack
 done
-if [ -f "$out/dev-ratio.md" ]; then
+for f in dev-ratio dev-ratio-mps curves; do
+    [ -f "$out/$f.md" ] || continue
     say ""
-    say "Device-initiated figures (gshmem / NVSHMEM / raw floor, same run, same card):"
-    tee -a "$out/summary.txt" < "$out/dev-ratio.md"
-fi
+    case $f in
+    dev-ratio) say "Device-initiated figures (gshmem, NVSHMEM, raw floor: same run, same card):" ;;
+    dev-ratio-mps) say "The ping-pongs under MPS (both PEs' kernels on the GPU at once):" ;;
+    curves) say "Host-initiated curves (shmem-perf medians; / CUDA copy floor = ratio):" ;;
+    esac
+    tee -a "$out/summary.txt" < "$out/$f.md"
+done
 say "total: $SECONDS s of the ${budget} s budget"
 pack
 ls -la "$out"
