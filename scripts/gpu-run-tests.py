@@ -137,6 +137,7 @@ def main():
     ap.add_argument("--include", default=".")
     ap.add_argument("--exclude", default="^$")
     ap.add_argument("--map", action="append", default=[], metavar="EMU=GPU")
+    ap.add_argument("--only", default="", help="of the selected tests, those whose names match this")
     ap.add_argument("--max-np", type=int, default=2)
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--timeout", type=float, default=60, help="cap on each test's TIMEOUT (s)")
@@ -152,6 +153,8 @@ def main():
         if missing:  # (a GPU form that did not build: its tests are reported, not silently dropped)
             print(f"gpu-run-tests: not built, their tests fail: {' '.join(missing)}")
         sel = device_set(tests, mapping, a.max_np)
+    if a.only:
+        sel = [t for t in sel if re.search(a.only, t["name"])]
     if a.list:
         for t in sel:
             print(t["name"], " ".join(t["env"]), " ".join(t["cmd"]))

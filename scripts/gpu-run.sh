@@ -45,7 +45,9 @@
 # (mps: the same three), FLOORCOPY 60 and CURVE 90 (each combination). Every test has its own timeout (60 s) inside
 # its stage's. On 16 cores the build should take 2-4 minutes, so the first call's budget ends about at the floor
 # stage; the curves wait for the second call.
-# Environment: GPU_RUN_JOBS (tests at a time, 4), GPU_RUN_BUILD_JOBS (compilers at a time: ninja's default, and the
+# Environment: GPU_RUN_JOBS (tests at a time, 4; tests whose kernels wait for each other slow down when many share
+# the GPU), GPU_RUN_TESTS (a regex: only the tests so named, e.g. those that timed out, again with GPU_RUN_JOBS=1),
+# GPU_RUN_BUILD_JOBS (compilers at a time: ninja's default, and the
 # cores for tests/device's nvcc runs), GPU_RUN_ARCH (sm_90), BUILD (build-gpu), WORK (the work folder),
 # GPU_RUN_QUICK_BUILD=1 (build the library and tools only, and check that every other target this script needs is
 # defined: scripts/test.sh's dry run on a machine without a GPU).
@@ -220,7 +222,7 @@ run_tests() { # run_tests SET STAGE LIMIT [ARGS...]: scripts/gpu-run-tests.py un
     lim=$(limit_for "$2" "$3")
     shift 3
     python3 scripts/gpu-run-tests.py --build "$build" --out "$work" --set "$set" --jobs "$jobs" --timeout 60 \
-        --deadline $(($(date +%s) + lim)) "$@" > "$work/$set-summary.txt" 2>&1
+        --deadline $(($(date +%s) + lim)) --only "${GPU_RUN_TESTS:-}" "$@" > "$work/$set-summary.txt" 2>&1
     local rc=$?
     tee -a "$out/summary.txt" < "$work/$set-summary.txt" | head -60
     [ $rc = 0 ] || [ $rc = 77 ]
