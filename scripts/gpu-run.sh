@@ -19,10 +19,10 @@
 #   copy floor), OUT/gpu-<stages>.tgz (every log and JSON file).
 #
 # Stages (default: build devtests hosttests perfdev nvshmem floor curves, in this order):
-#   build      configure (Release; sm_90 machine code; libfabric, PMIx, hwloc, HIP, Level Zero, OpenMP offload off, as
-#              that machine has none of them) and build everything in parallel: the library, tests and benchmarks, the
-#              workloads' nvcc forms, shmem-perf-dev and gpu-floor by nvcc, and tests/device by nvcc (as an
-#              application builds them: plain nvcc -c, no -rdc)
+#   build      configure (Release; sm_90 machine code; libfabric, PMIx, hwloc, HIP, Level Zero, OpenMP offload, FFTW
+#              and OpenBLAS off, as that machine has none of them) and build everything in parallel: the library, tests
+#              and benchmarks, the workloads' nvcc forms, shmem-perf-dev and gpu-floor by nvcc, and tests/device by
+#              nvcc (as an application builds them: plain nvcc -c, no -rdc)
 #   devtests   the tests CMake defines for tests/device, the spec examples, the workloads' GPU forms and
 #              shmem-perf-dev on the CPU emulation, run with the nvcc builds in their place, at 1 and 2 PEs, the
 #              2-PE ones again with SHMEM_DEVICE_PROXY_ALL=1, then proxy reordering, misuse and mutation checks; no
@@ -166,7 +166,8 @@ do_build() {
     nvidia-smi > "$work/nvidia-smi.txt" 2>&1
     cmake -G Ninja -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DGSHMEM_WITH_OFI=OFF -DGSHMEM_WITH_PMIX=OFF \
         -DGSHMEM_HWLOC=OFF -DGSHMEM_HIP_KERNELS=OFF -DGSHMEM_ZE_KERNELS=OFF -DGSHMEM_OMP=OFF \
-        -DGSHMEM_CUDA_SASS_ARCHS="${arch#sm_}" -DGSHMEM_CUDA_BENCH_ARCH="$arch" > "$work/build.log" 2>&1 ||
+        -DGSHMEM_APPS_HOST_LIBS=OFF -DGSHMEM_CUDA_SASS_ARCHS="${arch#sm_}" -DGSHMEM_CUDA_BENCH_ARCH="$arch" \
+        > "$work/build.log" 2>&1 ||
         { say "build: configure failed (build.log)"; tail -20 "$work/build.log"; return 1; }
     # every target named here must exist in this configuration (a renamed target fails here, not on the GPU)
     local t missing=""
@@ -176,7 +177,7 @@ do_build() {
     for t in $dev_progs dev_api_compile dev_two_a dev_two_b dev_lib; do
         [ -f "tests/device/$t.cu" ] || missing="$missing tests/device/$t.cu"
     done
-    [ -z "$missing" ] || { say "build: not defined:$missing (is nvcc on PATH?)"; return 1; }
+    [ -z "$missing" ] || { say "build: not defined in this configuration:$missing"; return 1; }
     if [ "${GPU_RUN_QUICK_BUILD:-0}" = 1 ]; then
         timeout "$lim" ninja -C "$build" ${GPU_RUN_BUILD_JOBS:+-j "$GPU_RUN_BUILD_JOBS"} gshmem oshrun shmem_info \
             >> "$work/build.log" 2>&1 ||
