@@ -293,7 +293,7 @@ nvshmem_bin() { # the carried build, else one made here from an installed packag
     home=$(python3 -c 'import importlib.util as u
 print(list(u.find_spec("nvidia.nvshmem").submodule_search_locations)[0])' 2> /dev/null)
     [ -n "$home" ] && [ -e "$home/lib/libnvshmem_device.a" ] || return 1
-    NVSHMEM_HOME=$home NVSHMEM_ARCH=$arch NVSHMEM_CARRY_LIMIT_MB=1000 \
+    NVSHMEM_HOME=$home NVSHMEM_ARCH=$arch NVSHMEM_CARRY_LIMIT_MB=1000 timeout 120 \
         bash bench/nvshmem/build.sh "$work/nvshmem-here" > "$work/nvshmem-build.log" 2>&1 || return 1
     cp "$work/nvshmem-here/BUILD-INFO" "$work/nvshmem-BUILD-INFO.txt"
     echo "$work/nvshmem-here/bin/nvshmem-perf-dev"
