@@ -15,6 +15,8 @@ SIZES = [8, 4096, 65536, 1 << 20, 64 << 20]
 
 
 def load(path):
+    if not path:
+        return []
     try:
         with open(path) as f:
             return json.load(f)
