@@ -177,8 +177,10 @@ def main():
     for name, r, secs, rc in res:
         if r in ("FAIL", "TIMEOUT"):
             print(f"  {r}: {name} ({secs:.1f} s, exit {rc})")
-    if count["NOT RUN"]:
-        print("  not run: " + " ".join(n for n, r, _, _ in res if r == "NOT RUN"))
+    # (on a GPU machine a skip means a test found no GPU support: worth seeing at a glance)
+    for k in ("SKIP", "NOT RUN"):
+        if count[k]:
+            print(f"  {k.lower()}: " + " ".join(n for n, r, _, _ in res if r == k))
     if count["FAIL"] or count["TIMEOUT"]:
         return 1
     return 77 if res and count["SKIP"] == len(res) else 0
