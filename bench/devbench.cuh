@@ -41,6 +41,8 @@ struct opts {
     const char *only = nullptr; /* comma-separated figure names, or all */
     const char *json = nullptr; /* JSON output (PE 0) */
     int quick = 0;              /* CI smoke test: few iterations, one repetition, small sizes */
+    int mps = 0;                /* said by the caller: the PEs are CUDA MPS clients (their kernels run at once; without
+                                   MPS two processes take turns on the GPU, which the ping-pongs show) */
 };
 
 /* bytes of each half of dev_sym::buf for these options */
@@ -146,34 +148,27 @@ struct result {
     int reps;
 };
 
-/* whether this process is an MPS client (the ping-pongs differ: kernels of two processes run at once under MPS, and
- * take turns on the GPU without it) */
-inline int under_mps() {
-    const char *m = getenv("CUDA_MPS_PIPE_DIRECTORY");
-    return m && *m;
-}
-
-/* JSON rows of results, `more` if rows follow in the same array */
-inline void json_rows(FILE *f, const std::vector<result> &rows, const host_if &h, bool more) {
+/* JSON rows of results, `more` if rows follow in the same array; mps: the run was under CUDA MPS */
+inline void json_rows(FILE *f, const std::vector<result> &rows, const host_if &h, int mps, bool more) {
     for (size_t i = 0; i < rows.size(); i++) {
         const result &r = rows[i];
         fprintf(f,
                 "  {\"test\": \"%s\", \"size\": %zu, \"unit\": \"%s\", \"median\": %.6g, \"min\": %.6g, "
                 "\"max\": %.6g, \"reps\": %d, \"iters\": %ld, \"npes\": %d, \"impl\": \"%s\", \"device\": \"%s\", "
                 "\"mps\": %d}%s\n",
-                r.test, r.size, r.unit, r.median, r.min, r.max, r.reps, r.iters, h.npes, h.impl, h.device, under_mps(),
+                r.test, r.size, r.unit, r.median, r.min, r.max, r.reps, r.iters, h.npes, h.impl, h.device, mps,
                 i + 1 < rows.size() || more ? "," : "");
     }
 }
 
-inline void write_json(const char *path, const std::vector<result> &rows, const host_if &h) {
+inline void write_json(const char *path, const std::vector<result> &rows, const host_if &h, int mps) {
     FILE *f = fopen(path, "w");
     if (!f) {
         perror(path);
         return;
     }
     fprintf(f, "[\n");
-    json_rows(f, rows, h, false);
+    json_rows(f, rows, h, mps, false);
     fprintf(f, "]\n");
     fclose(f);
 }
@@ -260,7 +255,7 @@ struct runner {
         result res = {test, unit, size, v[v.size() / 2], v.front(), v.back(), n, o.reps};
         out.push_back(res);
         if (o.json) /* (after every point: a library that aborts later leaves what it measured) */
-            write_json(o.json, out, h);
+            write_json(o.json, out, h, o.mps);
         printf("%-16s %9zu %12.3f %12.3f %12.3f %9ld  %s\n", test, size, res.median, res.min, res.max, n, unit);
         fflush(stdout);
     }
@@ -374,6 +369,10 @@ inline int parse(int argc, char **argv, opts &o, const char *prog) {
             o.quick = 1;
             continue;
         }
+        if (!strcmp(a, "--mps")) {
+            o.mps = 1;
+            continue;
+        }
         if (!v)
             goto usage;
         if (!strcmp(a, "--iters"))
@@ -402,7 +401,8 @@ inline int parse(int argc, char **argv, opts &o, const char *prog) {
     return 0;
 usage:
     fprintf(stderr,
-            "usage: %s [--quick] [--iters N] [--reps R] [--max BYTES] [--cap SECONDS] [--only FIG,...] [--json FILE]\n"
+            "usage: %s [--quick] [--iters N] [--reps R] [--max BYTES] [--cap SECONDS] [--only FIG,...] [--json FILE] "
+            "[--mps]\n"
             "  figures: p put get fadd pingpong sigpong fadd_rate put_bw_warp put_bw_block put_on_stream\n",
             prog);
     return 2;

@@ -13,7 +13,7 @@
  *   --mode all   both (default)
  * Prints medians like shmem-perf; --json FILE: test, size, unit, median, min, max (and mem for copies).
  * usage: gpu-floor [--mode dev|copy|all] [--min B] [--max B] [--reps R] [--time S] [--json FILE] [--device N]
- *                  [--iters N] [--dev-max B] [--only FIG,...] [--quick] */
+ *                  [--iters N] [--dev-max B] [--only FIG,...] [--quick] [--mps] */
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -228,6 +228,10 @@ int main(int argc, char **argv) {
             o.quick = 1;
             continue;
         }
+        if (!strcmp(a, "--mps")) {
+            o.mps = 1;
+            continue;
+        }
         if (!v)
             goto usage;
         if (!strcmp(a, "--mode")) {
@@ -372,7 +376,7 @@ int main(int argc, char **argv) {
             FILE *f = fopen(json, "w");
             if (f) {
                 fprintf(f, "[\n");
-                devbench::json_rows(f, dev_rows, h, !results.empty());
+                devbench::json_rows(f, dev_rows, h, o.mps, !results.empty());
                 for (size_t i = 0; i < results.size(); i++) {
                     const result &r = results[i];
                     fprintf(f,
@@ -395,6 +399,6 @@ int main(int argc, char **argv) {
     }
 usage:
     fprintf(stderr, "usage: gpu-floor [--mode dev|copy|all] [--min B] [--max B] [--reps R] [--time S] [--json FILE] "
-                    "[--device N] [--iters N] [--dev-max B] [--only FIG,...] [--quick]\n");
+                    "[--device N] [--iters N] [--dev-max B] [--only FIG,...] [--quick] [--mps]\n");
     return 2;
 }

@@ -335,7 +335,7 @@ do_mps() {
     mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
     nvidia-cuda-mps-control -d || { say "mps: the MPS daemon did not start"; return 1; }
     mps_up=1
-    local only="--only pingpong,sigpong" rc=0
+    local only="--only pingpong,sigpong --mps" rc=0
     do_perfdev -mps "$only" ", under MPS" || rc=1
     do_nvshmem -mps "$only" ", under MPS" || rc=1
     do_floor -mps "$only" ", under MPS" || rc=1
