@@ -96,7 +96,10 @@ limit_for() {
 
 # ---- build ----
 
-dev_progs="dev_smoke dev_rma dev_amo dev_coll dev_stream dev_misuse spec_examples"
+# every program of tests/device: each X.cu with a main is the program X (the emulation's build of it is
+# build/tests/device/X), but emu_runtime (the emulation's own) and dev_two (two units and a library: its own rule)
+dev_progs=$(grep -l '^int main' tests/device/*.cu | sed 's|.*/||; s|\.cu$||' |
+    grep -v -x -e emu_runtime -e dev_two_a -e dev_two_b | tr '\n' ' ')
 nvcc_targets=(shmem-perf-dev-cuda gups-gpu-cuda bucket_sort_gpu_cuda cannon_gpu_cuda fft2d_gpu_cuda heat3d-gpu-cuda)
 
 # pool CMD...: runs CMD in the background once fewer jobs than cores run; pool_wait: waits for all, 1 if any failed
@@ -174,9 +177,10 @@ do_build() {
     for t in gshmem oshrun shmem_info shmem-perf gpu-floor "${nvcc_targets[@]}"; do
         ninja -C "$build" -t query "$t" > /dev/null 2>&1 || missing="$missing $t"
     done
-    for t in $dev_progs dev_api_compile dev_two_a dev_two_b dev_lib; do
+    for t in dev_api_compile dev_two_a dev_two_b dev_lib; do
         [ -f "tests/device/$t.cu" ] || missing="$missing tests/device/$t.cu"
     done
+    [[ " $dev_progs " = *" dev_smoke "* ]] || missing="$missing tests/device's programs (found: $dev_progs)"
     [ -z "$missing" ] || { say "build: not defined in this configuration:$missing"; return 1; }
     if [ "${GPU_RUN_QUICK_BUILD:-0}" = 1 ]; then
         timeout "$lim" ninja -C "$build" ${GPU_RUN_BUILD_JOBS:+-j "$GPU_RUN_BUILD_JOBS"} gshmem oshrun shmem_info \
