@@ -400,6 +400,17 @@ do_curves() { # do_curves [XY...]: the combinations (default all four), after th
 
 # ---- the stages ----
 
+for stage in $stages; do # (a misspelt stage must not cost a GPU run its first stages)
+    case $stage in
+    build | devtests | hosttests | perfdev | nvshmem | floor | mps | curves | curve-[hd][hd] | pinned | cutover | \
+        cutover-0 | cutover-4k | cutover-64k) ;;
+    *)
+        say "gpu-run.sh: unknown stage $stage (build devtests hosttests perfdev nvshmem floor curves curve-XY pinned" \
+            "cutover cutover-N mps)"
+        exit 2
+        ;;
+    esac
+done
 gpu=1
 have_gpu || gpu=0
 for stage in $stages; do
@@ -439,11 +450,6 @@ for stage in $stages; do
                 lat "$s" "$d" "$t-cut$c" SHMEM_GPU_COPY_CUTOVER="$c" || rc=1
             done
         done
-        ;;
-    *)
-        say "gpu-run.sh: unknown stage $stage (build devtests hosttests perfdev nvshmem floor curves curve-XY pinned" \
-            "cutover cutover-N mps)"
-        exit 2
         ;;
     esac
     [ $rc = 0 ] || status=1
