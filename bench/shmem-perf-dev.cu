@@ -1,178 +1,55 @@
-/* shmem-perf-dev.cu - shmem-perf's device-initiated mode: kernels on PE 0 against PE 1. `p` latency (p + quiet),
- * one-way latency of a p + wait_until ping-pong and of a put-with-signal ping-pong, put bandwidth per granularity
- * (thread, warp, block) and size, fetch-add rate from many threads, and the latency of shmemx_putmem_on_stream; beside
- * each, the floor: the same done by raw stores and copies through the peer's mapped address (shmemg_ptr), what CUDA
- * IPC gives. Times come from CUDA events around kernels that loop (a kernel launch is not counted per operation).
- * Built for a GPU with nvcc (bench/CMakeLists.txt), and for the CPU emulation, where it is a smoke test: CPU numbers,
- * not GPU ones.  Usage: oshrun -np 2 shmem-perf-dev [--quick] [--max BYTES] [--iters N] */
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
+/* shmem-perf-dev.cu - shmem-perf's device-initiated mode: gshmem's shmemg_* from kernels on PE 0 against PE 1 (p, put,
+ * get, fetch-add, the p and put-with-signal ping-pongs, fetch-add rate, warp and block put bandwidth) and the host's
+ * shmemx_putmem_on_stream, measured by bench/devbench.cuh exactly as nvshmem/nvshmem-perf-dev.cu measures NVSHMEM and
+ * gpu-floor --mode dev measures raw stores through CUDA IPC. Built with nvcc for a GPU (bench/CMakeLists.txt), and for
+ * the CPU emulation, where it is a smoke test: CPU numbers, not GPU ones.
+ * Usage: oshrun -np 2 shmem-perf-dev [--quick] [--iters N] [--reps R] [--max BYTES] [--only FIG,...] [--json FILE] */
 #include <shmem.h>
 #include <shmemg.h>
 #include <shmemx.h>
 
-static long iters = 2000;
-static size_t max_bytes = (size_t)1 << 20;
+#include "devbench.cuh"
 
-__global__ void k_p(long *dst, int peer, long n, int raw) {
-    long *p = (long *)shmemg_ptr(dst, peer);
-    for (long i = 0; i < n; i++) {
-        if (raw && p) {
-            *(volatile long *)p = i;
-            __threadfence_system();
-        } else {
-            shmemg_long_p(dst, i, peer);
-            shmemg_quiet();
-        }
+struct gshmem_ops {
+    static __device__ void p(long *d, long v, int pe) { shmemg_long_p(d, v, pe); }
+    static __device__ void quiet() { shmemg_quiet(); }
+    static __device__ void put(char *d, const char *s, size_t n, int pe) { shmemg_putmem(d, s, n, pe); }
+    static __device__ void get(char *d, const char *s, size_t n, int pe) { shmemg_getmem(d, s, n, pe); }
+    static __device__ long fadd(long *d, long v, int pe) { return shmemg_long_atomic_fetch_add(d, v, pe); }
+    static __device__ void wait_ge(long *f, long v) { shmemg_long_wait_until(f, SHMEM_CMP_GE, v); }
+    static __device__ void put_signal(char *d, const char *s, size_t n, uint64_t *sig, uint64_t v, int pe) {
+        shmemg_putmem_signal(d, s, n, sig, v, SHMEM_SIGNAL_SET, pe);
     }
-}
-
-/* ping-pong: PE 0 sends i, PE 1 answers i; each waits for the other's */
-__global__ void k_pingpong(long *flag, int me, long n, int raw) {
-    int peer = 1 - me;
-    long *p = (long *)shmemg_ptr(flag, peer);
-    for (long i = 1; i <= n; i++) {
-        if (me == 0) {
-            if (raw && p) {
-                *(volatile long *)p = i;
-                __threadfence_system();
-                while (*(volatile long *)flag < i)
-                    ;
-            } else {
-                shmemg_long_p(flag, i, peer);
-                shmemg_long_wait_until(flag, SHMEM_CMP_GE, i);
-            }
-        } else {
-            if (raw && p) {
-                while (*(volatile long *)flag < i)
-                    ;
-                *(volatile long *)p = i;
-                __threadfence_system();
-            } else {
-                shmemg_long_wait_until(flag, SHMEM_CMP_GE, i);
-                shmemg_long_p(flag, i, peer);
-            }
-        }
+    static __device__ void sig_wait_ge(uint64_t *sig, uint64_t v) { shmemg_signal_wait_until(sig, SHMEM_CMP_GE, v); }
+    static __device__ void put_nbi_block(char *d, const char *s, size_t n, int pe) {
+        shmemg_putmem_nbi_tg(d, s, n, pe);
     }
-}
-
-__global__ void k_sigpong(char *buf, uint64_t *sig, int me, size_t bytes, long n) {
-    if (threadIdx.x != 0)
-        return;
-    int peer = 1 - me;
-    for (long i = 1; i <= n; i++) {
-        if (me == 0) {
-            shmemg_putmem_signal(buf, buf + bytes, bytes, sig, (uint64_t)i, SHMEM_SIGNAL_SET, peer);
-            shmemg_signal_wait_until(sig, SHMEM_CMP_GE, (uint64_t)i);
-        } else {
-            shmemg_signal_wait_until(sig, SHMEM_CMP_GE, (uint64_t)i);
-            shmemg_putmem_signal(buf, buf + bytes, bytes, sig, (uint64_t)i, SHMEM_SIGNAL_SET, peer);
-        }
+    static __device__ void put_nbi_warp(char *d, const char *s, size_t n, int pe) {
+        shmemg_putmem_nbi_htg(d, s, n, pe);
     }
-}
-
-/* gran 0 thread, 1 warp, 2 block; raw: a copy loop through the mapped address, spread the same way */
-__global__ void k_put(char *dst, const char *src, size_t bytes, int peer, long n, int gran, int raw) {
-    char *p = (char *)shmemg_ptr(dst, peer);
-    unsigned rank = gran == 2 ? threadIdx.x : threadIdx.x % 32, size = gran == 2 ? blockDim.x : 32;
-    if (gran == 0 && threadIdx.x != 0)
-        return;
-    if (gran == 1 && threadIdx.x >= 32)
-        return;
-    if (gran == 0)
-        size = 1;
-    for (long i = 0; i < n; i++) {
-        if (raw && p) {
-            const uint4 *s = (const uint4 *)src;
-            uint4 *d = (uint4 *)p;
-            for (size_t k = rank; k < bytes / 16; k += size)
-                d[k] = s[k];
-        } else if (gran == 0) {
-            shmemg_putmem_nbi(dst, src, bytes, peer);
-        } else if (gran == 1) {
-            shmemg_putmem_nbi_htg(dst, src, bytes, peer);
-        } else {
-            shmemg_putmem_nbi_tg(dst, src, bytes, peer);
-        }
-    }
-    if (gran == 2)
-        shmemg_quiet_tg();
-    else if (gran == 1)
-        shmemg_quiet_htg();
-    else
-        shmemg_quiet();
-}
-
-__global__ void k_fadd(long *ctr, int peer, long n) {
-    for (long i = 0; i < n; i++)
-        shmemg_long_atomic_fetch_add(ctr, 1, peer);
-}
-
-static double timed(void (*launch)(void *), void *arg) {
-    cudaEvent_t a, b;
-    cudaEventCreate(&a);
-    cudaEventCreate(&b);
-    cudaEventRecord(a, 0);
-    launch(arg);
-    cudaEventRecord(b, 0);
-    cudaEventSynchronize(b);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, a, b);
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return ms * 1e3; /* microseconds */
-}
-
-struct ctx {
-    long *l;
-    char *buf;
-    uint64_t *sig;
-    int me;
-    long n;
-    size_t bytes;
-    int gran, raw;
+    static __device__ void quiet_block() { shmemg_quiet_tg(); }
+    static __device__ void quiet_warp() { shmemg_quiet_htg(); }
 };
-static void run_p(void *v) {
-    ctx *c = (ctx *)v;
-    k_p<<<1, 1>>>(c->l, 1, c->n, c->raw);
-}
-static void run_pingpong(void *v) {
-    ctx *c = (ctx *)v;
-    k_pingpong<<<1, 1>>>(c->l + 1, c->me, c->n, c->raw);
-}
-static void run_sigpong(void *v) {
-    ctx *c = (ctx *)v;
-    k_sigpong<<<1, 32>>>(c->buf, c->sig, c->me, c->bytes, c->n);
-}
-static void run_put(void *v) {
-    ctx *c = (ctx *)v;
-    k_put<<<1, 256>>>(c->buf, c->buf + max_bytes, c->bytes, 1, c->n, c->gran, c->raw);
-}
-static void run_fadd(void *v) {
-    ctx *c = (ctx *)v;
-    k_fadd<<<4, 64>>>(c->l + 2, 1, c->n);
-}
+
+struct gshmem_host : devbench::host_if {
+    long *shared; /* host symmetric: the count PE 0 broadcasts */
+    void barrier() override { shmem_barrier_all(); }
+    long share(long v) override {
+        if (me == 0)
+            for (int pe = 0; pe < npes; pe++)
+                shmem_long_p(shared, v, pe);
+        shmem_barrier_all(); /* (completes the puts) */
+        return *shared;
+    }
+    void put_on_stream(void *d, const void *s, size_t n, int pe, cudaStream_t st) override {
+        shmemx_putmem_on_stream(d, s, n, pe, st); /* (includes the quiet) */
+    }
+};
 
 int main(int argc, char **argv) {
-    int quick = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick"))
-            quick = 1;
-        else if (!strcmp(argv[i], "--max") && i + 1 < argc)
-            max_bytes = strtoull(argv[++i], nullptr, 0);
-        else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
-            iters = atol(argv[++i]);
-        else {
-            fprintf(stderr, "usage: oshrun -np 2 shmem-perf-dev [--quick] [--max BYTES] [--iters N]\n");
-            return 2;
-        }
-    }
-    if (quick) {
-        iters = 20;
-        if (max_bytes > 65536)
-            max_bytes = 65536;
-    }
+    devbench::opts o;
+    if (devbench::parse(argc, argv, o, "oshrun -np 2 shmem-perf-dev"))
+        return 2;
     int provided = 0;
     shmem_init_thread(SHMEM_THREAD_MULTIPLE | SHMEM_DEVICE_KERNEL_INIT, &provided);
     if (!(provided & SHMEM_DEVICE_KERNEL_INIT)) {
@@ -181,97 +58,41 @@ int main(int argc, char **argv) {
         shmem_finalize();
         return 77;
     }
-    int me = shmem_my_pe();
-    if (shmem_n_pes() < 2) {
-        if (me == 0)
-            printf("shmem-perf-dev needs 2 PEs\n");
+    gshmem_host h;
+    h.me = shmem_my_pe();
+    h.npes = shmem_n_pes();
+    if (h.npes < 2) {
+        if (h.me == 0)
+            fprintf(stderr, "shmem-perf-dev needs 2 PEs\n");
         shmem_finalize();
         return 1;
     }
-    ctx c = {};
-    c.l = (long *)shmemg_calloc(8, sizeof(long));
-    c.buf = (char *)shmemg_calloc(2 * max_bytes, 1);
-    c.sig = (uint64_t *)shmemg_calloc(1, sizeof(uint64_t));
-    c.me = me;
+    h.shared = (long *)shmem_malloc(sizeof(long));
+    devbench::dev_sym s;
+    s.half = devbench::buf_half(o);
+    s.flag = (long *)shmemg_calloc(1, devbench::flag_bytes);
+    s.sig = (uint64_t *)shmemg_calloc(1, devbench::sig_bytes);
+    s.buf = (char *)shmemg_calloc(2, s.half);
+    if (!s.flag || !s.sig || !s.buf || !h.shared) {
+        fprintf(stderr, "shmem-perf-dev: PE %d: no room for %zu bytes in the GPU heap (SHMEM_SYMMETRIC_SIZE_DEVICE)\n",
+                h.me, 2 * s.half);
+        shmem_global_exit(1);
+    }
 #ifdef GSHMEM_EMULATE_GPU
-    const char *where = "the CPU emulation (CPU times, not GPU ones)";
+    h.device = "the CPU emulation (CPU times, not GPU ones)";
 #else
-    cudaDeviceProp prop;
+    static cudaDeviceProp prop;
     cudaGetDeviceProperties(&prop, 0);
-    const char *where = prop.name;
+    h.device = prop.name;
 #endif
-    if (me == 0)
-        printf("# shmem-perf-dev: device-initiated, PE 0 -> PE 1, %s; floor = raw stores/copies through the mapped "
-               "address\n",
-               where);
-    /* latency: p + quiet, and the two ping-pongs; both PEs run the ping-pongs */
-    for (int raw = 0; raw < 2; raw++) {
-        shmem_barrier_all();
-        c.n = iters;
-        c.raw = raw;
-        double t = me == 0 ? timed(run_p, &c) : 0;
-        shmem_barrier_all();
-        cudaMemset(c.l, 0, 8 * sizeof(long));
-        shmem_barrier_all();
-        double tp = timed(run_pingpong, &c);
-        if (me == 0)
-            printf("%-26s %10.3f us   %-26s %10.3f us (one way)\n", raw ? "raw store+fence" : "p + quiet", t / iters,
-                   raw ? "raw store ping-pong" : "p+wait_until ping-pong", tp / iters / 2);
-    }
-    for (size_t b = 8; b <= 4096 && b <= max_bytes; b *= 8) {
-        cudaMemset(c.sig, 0, sizeof(uint64_t));
-        shmem_barrier_all();
-        c.bytes = b;
-        c.n = iters;
-        double t = timed(run_sigpong, &c);
-        if (me == 0)
-            printf("signal ping-pong %7zu B %10.3f us (one way)\n", b, t / iters / 2);
-    }
-    /* bandwidth per granularity against the raw copy */
-    if (me == 0)
-        printf("%10s %12s %12s %12s %12s   (GB/s)\n", "bytes", "thread", "warp", "block", "raw block copy");
-    for (size_t b = 16; b <= max_bytes; b *= 4) {
-        double gbs[4];
-        for (int k = 0; k < 4; k++) {
-            shmem_barrier_all();
-            c.bytes = b;
-            c.gran = k == 3 ? 2 : k;
-            c.raw = k == 3;
-            c.n = iters / 10 > 5 ? iters / 10 : 5;
-            double t = me == 0 ? timed(run_put, &c) : 1;
-            gbs[k] = (double)b * c.n / t / 1e3;
-        }
-        if (me == 0)
-            printf("%10zu %12.3f %12.3f %12.3f %12.3f\n", b, gbs[0], gbs[1], gbs[2], gbs[3]);
-    }
-    /* fetch-add rate: 4 blocks x 64 threads */
-    shmem_barrier_all();
-    c.n = iters / 20 > 2 ? iters / 20 : 2;
-    double t = me == 0 ? timed(run_fadd, &c) : 1;
-    if (me == 0)
-        printf("fetch-add rate (256 threads) %10.3f Mops/s\n", 256.0 * c.n / t);
-    /* on-stream put latency: put_on_stream + stream synchronize, from the host */
-    shmem_barrier_all();
-    if (me == 0) {
-        cudaStream_t s;
-        cudaStreamCreate(&s);
-        long n = iters / 10 > 5 ? iters / 10 : 5;
-        cudaEvent_t a, e;
-        cudaEventCreate(&a);
-        cudaEventCreate(&e);
-        cudaEventRecord(a, s);
-        for (long i = 0; i < n; i++) {
-            shmemx_putmem_on_stream(c.buf, c.buf + max_bytes, 8, 1, s);
-            cudaStreamSynchronize(s);
-        }
-        cudaEventRecord(e, s);
-        cudaEventSynchronize(e);
-        float ms = 0;
-        cudaEventElapsedTime(&ms, a, e);
-        printf("putmem_on_stream 8 B + stream sync %10.3f us\n", ms * 1e3 / n);
-        cudaStreamDestroy(s);
-    }
-    shmem_barrier_all();
+    static char impl[SHMEM_MAX_NAME_LEN];
+    shmem_info_get_name(impl);
+    h.impl = impl;
+    devbench::run_all<gshmem_ops>(h, s, o);
+    shmemg_free(s.buf);
+    shmemg_free(s.sig);
+    shmemg_free(s.flag);
+    shmem_free(h.shared);
     shmem_finalize();
     return 0;
 }

@@ -28,6 +28,24 @@ grep -q 'Topology: unknown (built without hwloc' <<<"$min_info" ||
   { echo "test.sh: the minimal build's shmem_info does not say it has no hwloc" >&2; exit 1; }
 build/min/tools/oshrun -np 2 build/min/examples/gshmem-demo >/dev/null
 
+# scripts/gpu-run.sh, the GPU machine's one command, dry: its build configures (that machine's options, nvcc on) and
+# builds the library and tools, every target it builds there is defined, and every later stage skips with its message,
+# the script exiting 77 (about 1-2 min); a GPU run is too scarce to find a typo in. Then the NVSHMEM benchmark must
+# still compile and link against its wheel (about 1 min), only where the wheel is already cached on this machine
+# (bench/nvshmem/build.sh fetched it once): CI does not download 180 MB from PyPI on every run.
+if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
+  dry=$(GPU_RUN_QUICK_BUILD=1 GPU_RUN_BUILD_JOBS=2 BUILD=build/gpu-dry WORK=build/gpu-dry-work \
+    bash scripts/gpu-run.sh build/gpu-dry-out 2>&1) && rc=0 || rc=$?
+  [ "$rc" = 77 ] || { echo "$dry"; echo "test.sh: gpu-run.sh without a GPU exited $rc, not 77 (skipped)" >&2; exit 1; }
+  for s in devtests hosttests perfdev nvshmem floor curves; do
+    grep -q "^stage $s: skipped (no GPU" <<<"$dry" ||
+      { echo "$dry"; echo "test.sh: gpu-run.sh's stage $s did not skip cleanly without a GPU" >&2; exit 1; }
+  done
+  bash bench/nvshmem/build.sh --if-cached build/nvshmem-check
+else
+  echo "test.sh: no nvcc: gpu-run.sh's dry run and the NVSHMEM benchmark's build skipped" >&2
+fi
+
 # the parsers of sizes, partitions and the whole environment under libFuzzer (about 25 s)
 bash scripts/fuzz.sh 5
 
