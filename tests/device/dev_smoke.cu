@@ -22,8 +22,15 @@ int main() {
     int provided = 0;
     shmem_init_thread(SHMEM_THREAD_SINGLE | SHMEM_DEVICE_KERNEL_INIT, &provided);
     if (!(provided & SHMEM_DEVICE_KERNEL_INIT)) {
+#ifdef GSHMEM_EMULATE_GPU
         printf("kernel-side communication not provided\n");
         shmem_global_exit(1);
+#else /* a GPU build on a machine without a GPU: a skip */
+        if (shmem_my_pe() == 0)
+            printf("SKIP: no kernel-side communication here (no GPU)\n");
+        shmem_finalize();
+        return 77;
+#endif
     }
     int me = shmem_my_pe(), n = shmem_n_pes();
     int *ids = (int *)shmemg_malloc(2 * sizeof(int));
