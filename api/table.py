@@ -68,9 +68,10 @@ TYPE_TABLES = {
     # Standard RMA Types and Names (stdrmatypes)
     "rma": ["float", "double", "longdouble", "char", "schar", "short", "int", "long", "longlong", "uchar", "ushort",
             "uint", "ulong", "ulonglong"] + _INTS_SIZED + ["size", "ptrdiff"],
-    # ... without long double: the device routines' (GPU compilers make it a double)
+    # ... split for the device routines: long double is the GPU compiler's there (a double under nvcc and hipcc)
     "rma_dev": ["float", "double", "char", "schar", "short", "int", "long", "longlong", "uchar", "ushort", "uint",
                 "ulong", "ulonglong"] + _INTS_SIZED + ["size", "ptrdiff"],
+    "rma_dev_ld": ["longdouble"],
     # Standard AMO Types and Names (stdamotypes)
     "amo_std": ["int", "long", "longlong", "uint", "ulong", "ulonglong", "int32", "int64", "uint32", "uint64", "size",
                 "ptrdiff"],
@@ -429,11 +430,15 @@ HEADER = "include/gshmem/shmem_api.h"
 # ctx form). In `call`, {c} is the context index expression, {fn} the routine name, TYPE the element type.
 DEVICE_HEADER = "include/gshmem/device/shmemg_device_typed.h"
 DEVICE_FAMILIES = [
-    # p/g: the standard RMA types but long double, which GPU compilers make a double (8 bytes on the device, 16 on
-    # the host: the same object would not be the same size on both sides)
+    # p/g: the standard RMA types (gc_rma.tex); long double moves as the kernel's long double, which nvcc and hipcc
+    # make a double (shmemgi::p_ld/g_ld), so it matches other kernels' long double objects, not the host's
     ("p", "rma_dev", "void", "TYPE *dest, TYPE value, int pe", "shmemgi::p<TYPE>({c}, dest, value, pe, {fn})", ("",),
      True),
     ("g", "rma_dev", "TYPE", "const TYPE *source, int pe", "return shmemgi::g<TYPE>({c}, source, pe, {fn})", ("",),
+     True),
+    ("p", "rma_dev_ld", "void", "TYPE *dest, TYPE value, int pe", "shmemgi::p_ld({c}, dest, value, pe, {fn})", ("",),
+     True),
+    ("g", "rma_dev_ld", "TYPE", "const TYPE *source, int pe", "return shmemgi::g_ld({c}, source, pe, {fn})", ("",),
      True),
     # AMOs. The GPU auxiliary specification types every AMO by the standard AMO types (gc_amo.tex); gshmem adds float
     # and double to fetch/set/swap, as the host's extended AMOs have them. The bitwise ones (and, or, xor, their

@@ -1,9 +1,9 @@
 /* dev_rma.cu - the functional suite's RMA, signals, waits and ordering, from kernels: putmem/getmem (blocking and
  * nbi) at thread, block (_tg) and warp (_htg) granularity around the ring, at sizes that are and are not multiples of
- * 16 bytes; ctx forms on SHMEM_DEVICE_CTX_DEFAULT and on a context made with SHMEM_DEVICE_CTX; typed p/g; put with
- * signal (set and add) against signal_wait_until at every granularity; fence ordering a payload before its flag;
- * wait_until/test; shmemg_ptr; device barriers on the world team, the shared team and a team split from the world.
- * Runs unchanged on shared memory (direct loads and stores) and over libfabric (the proxy). */
+ * 16 bytes; ctx forms on SHMEM_DEVICE_CTX_DEFAULT and on a context made with SHMEM_DEVICE_CTX; typed p/g (long double
+ * too); put with signal (set and add) against signal_wait_until at every granularity; fence ordering a payload before
+ * its flag; wait_until/test; shmemg_ptr; device barriers on the world team, the shared team and a team split from the
+ * world. Runs unchanged on shared memory (direct loads and stores) and over libfabric (the proxy). */
 #include "dev_common.h"
 
 #define NMAX 5000
@@ -11,6 +11,7 @@
 struct bufs {
     char *src, *dst;  /* NMAX each */
     long *word;       /* 8 */
+    long double *ld;  /* 2 */
     uint64_t *sig;    /* 4 */
     int *flag, *data; /* ordering: data[64] then flag */
 };
@@ -84,6 +85,11 @@ __global__ void k_ring(bufs b, size_t n, int mode, int nbi, int round, shmem_ctx
 }
 
 template <class T> __device__ static T tv(int pe, int k) { return (T)(pe * 10 + k + 1); }
+/* with a bit below a double's precision: the emulation's long double (x87) must arrive whole; on a GPU the kernel's
+ * long double is a double, and the same expression rounds the same way on both sides */
+__device__ static long double tvld(int pe, int k) {
+    return (long double)(pe * 10 + k + 1) + 1.0L / (long double)(1ULL << 60);
+}
 
 __global__ void k_pg(bufs b, int *fails) {
     int me = shmemg_my_pe(), np = shmemg_n_pes(), right = (me + 1) % np, left = (me + np - 1) % np;
@@ -95,6 +101,8 @@ __global__ void k_pg(bufs b, int *fails) {
     shmemg_double_p((double *)&w[2], tv<double>(me, 2), right);
     shmemg_ctx_short_p(SHMEM_DEVICE_CTX_DEFAULT, (short *)&w[3], tv<short>(me, 3), right);
     shmemg_uint8_p((uint8_t *)&w[4], tv<uint8_t>(me, 4), right);
+    shmemg_longdouble_p(&b.ld[0], tvld(me, 0), right);
+    shmemg_ctx_longdouble_p(SHMEM_DEVICE_CTX_DEFAULT, &b.ld[1], tvld(me, 1), right);
     shmemg_quiet();
     shmemg_sync_all();
     DCHECK(w[0] == tv<long>(left, 0) && *(int *)&w[1] == tv<int>(left, 1) && *(double *)&w[2] == tv<double>(left, 2) &&
@@ -104,6 +112,12 @@ __global__ void k_pg(bufs b, int *fails) {
     double g2 = shmemg_ctx_double_g(SHMEM_DEVICE_CTX_DEFAULT, (double *)&w[2], right);
     uint8_t g4 = shmemg_uint8_g((uint8_t *)&w[4], right);
     DCHECK(g0 == tv<long>(me, 0) && g2 == tv<double>(me, 2) && g4 == tv<uint8_t>(me, 4), "g: %ld %g %d", g0, g2, g4);
+    DCHECK(b.ld[0] == tvld(left, 0) && b.ld[1] == tvld(left, 1), "longdouble_p: %.17g %.17g, expected %.17g %.17g",
+           (double)b.ld[0], (double)b.ld[1], (double)tvld(left, 0), (double)tvld(left, 1));
+    long double l0 = shmemg_longdouble_g(&b.ld[0], right);
+    long double l1 = shmemg_ctx_longdouble_g(SHMEM_DEVICE_CTX_DEFAULT, &b.ld[1], right);
+    DCHECK(l0 == tvld(me, 0) && l1 == tvld(me, 1), "longdouble_g: %.17g %.17g, expected %.17g %.17g", (double)l0,
+           (double)l1, (double)tvld(me, 0), (double)tvld(me, 1));
     void *p = shmemg_ptr(b.word, me);
     DCHECK(p == b.word, "shmemg_ptr to myself: %p, expected %p", p, (void *)b.word);
     /* SHMEM_CTX_INVALID: fence and quiet on it do nothing (the spec's one defined use of it) */
@@ -273,11 +287,12 @@ int main(int argc, char **argv) {
     b.src = (char *)shmemg_calloc(NMAX, 1);
     b.dst = (char *)shmemg_calloc(NMAX, 1);
     b.word = (long *)shmemg_calloc(8, sizeof(long));
+    b.ld = (long double *)shmemg_calloc(2, sizeof(long double));
     b.sig = (uint64_t *)shmemg_calloc(4, sizeof(uint64_t));
     b.flag = (int *)shmemg_calloc(1, sizeof(int));
     b.data = (int *)shmemg_calloc(64, sizeof(int));
     int *counter = (int *)shmemg_calloc(1, sizeof(int));
-    HCHECK(b.src && b.dst && b.word && b.sig && b.flag && b.data && counter, "shmemg_calloc failed");
+    HCHECK(b.src && b.dst && b.word && b.ld && b.sig && b.flag && b.data && counter, "shmemg_calloc failed");
     shmem_ctx_t ctx;
     HCHECK(shmem_ctx_create(SHMEM_DEVICE_CTX, &ctx) == 0, "shmem_ctx_create(SHMEM_DEVICE_CTX) failed");
 

@@ -1171,6 +1171,25 @@ SHMEMGI_HOST int shmemx_alltoallmem_on_stream(shmem_team_t team, void *dest, con
     return 0;
 }
 
+/* ==== long double for the typed p/g (gc_rma.tex gives them every standard RMA type) ====
+ * nvcc and hipcc compile a kernel's long double as a double: 8 bytes, arrays of it 8 bytes apart, though nvcc's sizeof
+ * still says 16, so p<long double> would move 16 bytes and overwrite the next element. The kernel's object is moved as
+ * what it is there (a double), which agrees with every other kernel's long double and not with the host's (x87); the
+ * CPU emulation has the host's long double on both sides. */
+namespace shmemgi {
+#if defined(SHMEMGI_DEVICE_PASS)
+typedef double kernel_long_double;
+#else
+typedef long double kernel_long_double;
+#endif
+SHMEMGI_D void p_ld(int ctx, long double *dest, long double value, int pe, const char *fn) {
+    p<kernel_long_double>(ctx, (kernel_long_double *)dest, (kernel_long_double)value, pe, fn);
+}
+SHMEMGI_D long double g_ld(int ctx, const long double *src, int pe, const char *fn) {
+    return g<kernel_long_double>(ctx, (const kernel_long_double *)src, pe, fn);
+}
+} // namespace shmemgi
+
 #include <gshmem/device/shmemg_device_typed.h>
 
 #endif

@@ -95,6 +95,10 @@ SHMEMGI_API size_t shmemg_size_g(const size_t *source, int pe) { return shmemgi:
 SHMEMGI_API size_t shmemg_ctx_size_g(shmem_ctx_t ctx, const size_t *source, int pe) { return shmemgi::g<size_t>(shmemgi::ctx_index(ctx, "shmemg_ctx_size_g"), source, pe, "shmemg_ctx_size_g"); }
 SHMEMGI_API ptrdiff_t shmemg_ptrdiff_g(const ptrdiff_t *source, int pe) { return shmemgi::g<ptrdiff_t>(0, source, pe, "shmemg_ptrdiff_g"); }
 SHMEMGI_API ptrdiff_t shmemg_ctx_ptrdiff_g(shmem_ctx_t ctx, const ptrdiff_t *source, int pe) { return shmemgi::g<ptrdiff_t>(shmemgi::ctx_index(ctx, "shmemg_ctx_ptrdiff_g"), source, pe, "shmemg_ctx_ptrdiff_g"); }
+SHMEMGI_API void shmemg_longdouble_p(long double *dest, long double value, int pe) { shmemgi::p_ld(0, dest, value, pe, "shmemg_longdouble_p"); }
+SHMEMGI_API void shmemg_ctx_longdouble_p(shmem_ctx_t ctx, long double *dest, long double value, int pe) { shmemgi::p_ld(shmemgi::ctx_index(ctx, "shmemg_ctx_longdouble_p"), dest, value, pe, "shmemg_ctx_longdouble_p"); }
+SHMEMGI_API long double shmemg_longdouble_g(const long double *source, int pe) { return shmemgi::g_ld(0, source, pe, "shmemg_longdouble_g"); }
+SHMEMGI_API long double shmemg_ctx_longdouble_g(shmem_ctx_t ctx, const long double *source, int pe) { return shmemgi::g_ld(shmemgi::ctx_index(ctx, "shmemg_ctx_longdouble_g"), source, pe, "shmemg_ctx_longdouble_g"); }
 SHMEMGI_API float shmemg_float_atomic_fetch(const float *source, int pe) { return shmemgi::amo_t<float>(0, SHMEMGI_AMO_FETCH, (float *)source, 0, 0, pe, nullptr, "shmemg_float_atomic_fetch"); }
 SHMEMGI_API float shmemg_ctx_float_atomic_fetch(shmem_ctx_t ctx, const float *source, int pe) { return shmemgi::amo_t<float>(shmemgi::ctx_index(ctx, "shmemg_ctx_float_atomic_fetch"), SHMEMGI_AMO_FETCH, (float *)source, 0, 0, pe, nullptr, "shmemg_ctx_float_atomic_fetch"); }
 SHMEMGI_API double shmemg_double_atomic_fetch(const double *source, int pe) { return shmemgi::amo_t<double>(0, SHMEMGI_AMO_FETCH, (double *)source, 0, 0, pe, nullptr, "shmemg_double_atomic_fetch"); }
