@@ -60,6 +60,7 @@ typedef void *zt_driver, *zt_device, *zt_context, *zt_cmdlist, *zt_pool, *zt_eve
 #define ZT_STYPE_QUEUE_GROUP_PROPERTIES 0x6
 #define ZT_STYPE_DEVICE_MEMORY_PROPERTIES 0x7
 #define ZT_STYPE_MEMORY_ACCESS_PROPERTIES 0x8
+#define ZT_STYPE_DEVICE_P2P_PROPERTIES 0xb
 #define ZT_STYPE_CONTEXT_DESC 0xd
 #define ZT_STYPE_QUEUE_DESC 0xe
 #define ZT_STYPE_EVENT_POOL_DESC 0x10
@@ -84,6 +85,13 @@ typedef struct {
     uint8_t uuid[16];
     char name[256];
 } zt_device_properties;
+#define ZT_DEVICE_P2P_PROPERTY_FLAG_ACCESS 1
+#define ZT_DEVICE_P2P_PROPERTY_FLAG_ATOMICS 2
+typedef struct {
+    int stype;
+    void *pNext;
+    uint32_t flags;
+} zt_device_p2p_properties;
 typedef struct {
     int stype;
     void *pNext;
