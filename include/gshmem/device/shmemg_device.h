@@ -350,6 +350,10 @@ SHMEMGI_D int amo_fetches(int op) {
            op == SHMEMGI_AMO_FETCH_OR || op == SHMEMGI_AMO_FETCH_XOR;
 }
 
+/* whether this PE's atomics on pe's mapped GPU memory may be its GPU's own: the same GPU, or native atomics over the
+ * link (state.h's peer_amo); else they go to the proxy, whose host path has pe apply them */
+SHMEMGI_D bool peer_native_amo(int pe) { return !st().amo_proxy && st().peer_amo[pe]; }
+
 /* an atomic on pe's copy of dest; fetch (nbi fetching forms) receives the old value, else it is returned */
 SHMEMGI_D uint64_t amo(int ctx, int op, void *dest, uint64_t v, uint64_t c, int size, int pe, void *fetch,
                        const char *fn) {
@@ -362,7 +366,7 @@ SHMEMGI_D uint64_t amo(int ctx, int op, void *dest, uint64_t v, uint64_t c, int 
         seg_of(fetch, (size_t)size, &off, fn, wpe);
     }
     char *p = peer_addr(dest, (size_t)size, wpe, fn);
-    if (p && !st().amo_proxy) {
+    if (p && peer_native_amo(wpe)) {
         uint64_t old = amo_direct(p, op, v, c, size);
         if (fetch) {
             if (size == 4)
@@ -394,7 +398,7 @@ SHMEMGI_D void put_signal(int ctx, void *dest, const void *src, size_t n, uint64
     uint64_t off;
     seg_of(src, n, &off, fn, wpe);
     char *p = peer_addr(dest, n, wpe, fn), *ps = peer_addr(sig, 8, wpe, fn);
-    if (p && ps && !st().amo_proxy) {
+    if (p && ps && peer_native_amo(wpe)) {
         copy_range(p, src, n, rank, size);
         if (gsync)
             gsync(); /* every thread's part is written */

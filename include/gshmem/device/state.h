@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #define SHMEMGI_DSTATE_MAGIC 0x6773686dU /* set once SHMEM_DEVICE_KERNEL_INIT was provided */
-#define SHMEMGI_DSTATE_VERSION 1
+#define SHMEMGI_DSTATE_VERSION 2
 #define SHMEMGI_MAX_DSEGS 17   /* the GPU heap and KIND=DEVICE partitions */
 #define SHMEMGI_MAX_DTEAMS 64  /* device teams alive at once (the predefined two included) */
 #define SHMEMGI_MAX_DCTX 64    /* device contexts alive at once (the default included) */
@@ -135,6 +135,10 @@ struct shmemgi_dstate {
      * piece fetched through the proxy) */
     char *coll_scratch;
     uint64_t coll_half;
+    /* device memory, [n_pes]: 1 where this PE's GPU may update that PE's mapped GPU memory with its own atomics (the
+     * same GPU, or native atomics over the link); 0: atomics and signals to it go through the proxy, whose host path
+     * has that PE apply them (without native P2P atomics a GPU's atomic on a peer's memory is not atomic) */
+    const uint8_t *peer_amo;
 };
 #define SHMEMGI_COLL_HALF ((size_t)64 << 10)
 

@@ -31,6 +31,7 @@ typedef struct {
 #define CU_MEMHOSTALLOC_DEVICEMAP 2
 #define CU_MEMHOSTREGISTER_PORTABLE 1
 #define CU_MEMORYTYPE_UNIFIED 4
+#define CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED 3
 typedef struct {
     size_t srcXInBytes, srcY;
     int srcMemoryType;
@@ -56,6 +57,9 @@ typedef struct {
     X("cuDeviceGetName", (char *, int, CUdevice), device_name)                                                         \
     X("cuDeviceGetPCIBusId", (char *, int, CUdevice), device_busid)                                                    \
     X("cuDeviceTotalMem_v2", (size_t *, CUdevice), device_mem)                                                         \
+    X("cuDeviceGetByPCIBusId", (CUdevice *, const char *), device_by_busid)                                            \
+    X("cuDeviceCanAccessPeer", (int *, CUdevice, CUdevice), can_access_peer)                                           \
+    X("cuDeviceGetP2PAttribute", (int *, int, CUdevice, CUdevice), p2p_attr)                                           \
     X("cuCtxGetCurrent", (CUcontext *), ctx_get_current)                                                               \
     X("cuCtxSetCurrent", (CUcontext), ctx_set_current)                                                                 \
     X("cuCtxGetDevice", (CUdevice *), ctx_get_device)                                                                  \
@@ -311,6 +315,32 @@ static int cuda_coherent(void) {
            attr(&b, CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST, dev) == CUDA_SUCCESS && a == 1 && b == 1;
 }
 
+/* ---- the node's other GPUs ---- */
+static int cuda_busid(int i, char *id, size_t len) {
+    if (!lib)
+        return -1;
+    if (i < 0)
+        return cu.device_busid(id, (int)len, dev) != CUDA_SUCCESS;
+    int n = 0;
+    return cu.device_count(&n) != CUDA_SUCCESS || i >= n || busid(i, id, (int)len);
+}
+
+/* Peer access as cuDeviceCanAccessPeer says, native atomics as the link's attribute says (NVLink has them, PCIe
+ * mostly not); a device the driver does not find by bus id is hidden from this process (CUDA_VISIBLE_DEVICES). */
+static int cuda_p2p(const char *from, const char *to) {
+    CUdevice a, b;
+    int can = 0, atom = 0;
+    if (!lib || cu.device_by_busid(&a, from) != CUDA_SUCCESS || cu.device_by_busid(&b, to) != CUDA_SUCCESS)
+        return -1;
+    if (a == b)
+        return GTL_P2P_ACCESS | GTL_P2P_ATOMICS;
+    if (cu.can_access_peer(&can, a, b) != CUDA_SUCCESS || !can)
+        return 0;
+    if (cu.p2p_attr(&atom, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, a, b) != CUDA_SUCCESS)
+        atom = 0;
+    return GTL_P2P_ACCESS | (atom ? GTL_P2P_ATOMICS : 0);
+}
+
 static void cuda_fini(void) {
     if (!lib)
         return;
@@ -513,4 +543,6 @@ const struct gtl_backend shmemi_gtl_cuda = {
     .host_alloc = cuda_host_alloc_sz_e,
     .host_free = cuda_host_free_e,
     .coherent = cuda_coherent,
+    .busid = cuda_busid,
+    .p2p = cuda_p2p,
 };

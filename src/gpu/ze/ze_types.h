@@ -192,6 +192,8 @@ typedef struct {
     X("zeDeviceGetMemoryProperties", (zt_device, uint32_t *, zt_device_memory_properties *), device_mem_props)         \
     X("zeDeviceGetMemoryAccessProperties", (zt_device, zt_memory_access_properties *), device_access_props)            \
     X("zeDeviceGetCommandQueueGroupProperties", (zt_device, uint32_t *, zt_queue_group_properties *), queue_groups)    \
+    X("zeDeviceCanAccessPeer", (zt_device, zt_device, uint8_t *), can_access_peer)                                     \
+    X("zeDeviceGetP2PProperties", (zt_device, zt_device, zt_device_p2p_properties *), p2p_props)                       \
     X("zeContextCreate", (zt_driver, const zt_context_desc *, zt_context *), context_create)                           \
     X("zeContextDestroy", (zt_context), context_destroy)                                                               \
     X("zeMemAllocDevice", (zt_context, const zt_device_mem_alloc_desc *, size_t, size_t, zt_device, void **),          \
