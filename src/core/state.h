@@ -161,6 +161,7 @@ struct shmemi_state {
     int dev_heap;        /* index in segs of the GPU symmetric heap, or -1 */
     size_t gpu_cpu_max;  /* coherent GPU memory (APUs): transfers of at most this many bytes by the CPU; 0: none */
     unsigned char *gpu_peer; /* [n_pes] SHMEMI_GPU_PEER_* for the node's PEs (this one too), NULL without GPU support */
+    int gpu_per_dev;         /* PEs of this node on this PE's GPU, this one included */
     /* the network is up only to reach node peers' GPU memory that this PE cannot map, or not update atomically: it
      * registers no GPU memory then, so each PE applies every remote operation on its own (as its kernels see it) */
     int net_for_gpu;

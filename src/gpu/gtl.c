@@ -19,7 +19,7 @@ static const struct gtl_backend *const vendors[] = {&shmemi_gtl_cuda, &shmemi_gt
 #define NVENDORS (int)(sizeof vendors / sizeof vendors[0])
 
 static int try_backend(const struct gtl_backend *b, int local_rank, int nlocal, char *why, size_t whylen) {
-    char r[200] = "";
+    char r[512] = "";
     if (b->init(local_rank, nlocal, desc, sizeof desc, r, sizeof r)) {
         snprintf(why, whylen, "%s: %s", b->name, r);
         return -1;
@@ -50,7 +50,7 @@ int shmemi_gtl_init(int local_rank, int nlocal, char *why, size_t whylen) {
     for (int i = 0; i < NVENDORS; i++) {
         if (strcmp(want, "auto") && strcmp(want, vendors[i]->name))
             continue;
-        char r[256] = "";
+        char r[600] = "";
         if (!try_backend(vendors[i], local_rank, nlocal, r, sizeof r)) {
             snprintf(skipped, sizeof skipped, "%.*s", (int)used, why);
             return 0;
@@ -92,6 +92,7 @@ static char node_bus[NODE_DEVS][32]; /* the node's GPUs, in the order of the low
 static int node_ndev;
 static int *pe_dev;             /* [n_pes] index in node_bus of node PE pe's GPU; -1: another node, or not known */
 static int node_p2p[NODE_DEVS]; /* GTL_P2P_* from this PE's GPU to each (-1: that one is not visible here) */
+static char share_note[320];    /* SHMEM_INFO: how the PEs on this PE's GPU share it */
 
 int shmemi_gtl_peer_dev(int pe) { return pe_dev && pe >= 0 && pe < shmemi_rt.n_pes ? pe_dev[pe] : -1; }
 
@@ -99,6 +100,40 @@ static void lower(char *s) {
     for (; *s; s++)
         if (*s >= 'A' && *s <= 'F')
             *s = (char)(*s - 'A' + 'a');
+}
+
+/* Several PEs on one GPU: without MPS their contexts take turns (a kernel that waits for a co-located PE's kernel
+ * keeps the GPU until its time slice ends, so each such wait costs about a slice); with MPS their kernels run at once,
+ * and a kernel that fills the SMs it may use while it waits for a co-located PE's kernel hangs, unless each PE's share
+ * leaves room for the others': CUDA_MPS_ACTIVE_THREAD_PERCENTAGE <= 100 / PEs per GPU. */
+static void share_check(int first_here) {
+    struct gtl_share sh = {-1, 0, 0};
+    if (shmemi_gtl->share(&sh))
+        sh.mps = -1;
+    int n = shmemi_rt.gpu_per_dev;
+    if (sh.mps == 0)
+        snprintf(share_note, sizeof share_note,
+                 "%d PEs share this GPU without MPS: their contexts take turns, so each wait of a kernel for a "
+                 "co-located PE costs about a time slice (MPS runs them at once)",
+                 n);
+    else if (sh.mps == 1 && sh.sms && sh.sms_mine)
+        snprintf(share_note, sizeof share_note, "%d PEs share this GPU under MPS, each on up to %d of its %d SMs%s", n,
+                 sh.sms_mine, sh.sms,
+                 sh.sms_mine * n > sh.sms ? " (more than 1/PEs-per-GPU: a kernel that fills them while it waits for a "
+                                            "co-located PE hangs)"
+                                          : "");
+    else
+        snprintf(share_note, sizeof share_note, "%d PEs share this GPU (%s)", n,
+                 sh.mps == 1 ? "under MPS, each PE's share of the SMs not known"
+                             : "how the driver shares it not known");
+    if (sh.mps == 1 && sh.sms && sh.sms_mine && sh.sms_mine * n > sh.sms && first_here) {
+        fprintf(stderr,
+                "gshmem: PE %d: %d PEs share GPU %s under MPS and each may use %d of its %d SMs: a kernel that fills "
+                "them while it waits for a co-located PE's kernel leaves that kernel no SM and hangs; set "
+                "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=%d (100 / PEs per GPU) or less\n",
+                shmemi_rt.my_pe, n, node_bus[pe_dev[shmemi_rt.my_pe]], sh.sms_mine, sh.sms, 100 / n);
+        fflush(stderr);
+    }
 }
 
 int shmemi_gtl_peers(char *why, size_t whylen) {
@@ -137,11 +172,12 @@ int shmemi_gtl_peers(char *why, size_t whylen) {
         pe_dev[pe] = k < node_ndev ? k : -1;
     }
     free(all);
-    int md = pe_dev[me];
+    int md = pe_dev[me], first_here = 1;
     for (int k = 0; k < node_ndev; k++)
         node_p2p[k] = k == md  ? GTL_P2P_ACCESS | GTL_P2P_ATOMICS
                       : md < 0 ? -1
                                : shmemi_gtl->p2p(node_bus[md], node_bus[k]);
+    shmemi_rt.gpu_per_dev = 0;
     for (int pe = 0; pe < n; pe++) {
         if (!shmemi_rt.local[pe])
             continue;
@@ -158,9 +194,16 @@ int shmemi_gtl_peers(char *why, size_t whylen) {
                      ? SHMEMI_GPU_PEER_ATOMICS
                      : 0);
         shmemi_rt.gpu_peer[pe] = (unsigned char)f;
+        if (f & SHMEMI_GPU_PEER_SAME) {
+            shmemi_rt.gpu_per_dev++;
+            first_here &= pe >= me;
+        }
     }
+    share_note[0] = '\0';
+    if (shmemi_rt.gpu_per_dev > 1)
+        share_check(first_here);
     if (md >= 0)
-        shmemi_debug("GPU %s: node GPU %d of %d", node_bus[md], md, node_ndev);
+        shmemi_debug("GPU %s: node GPU %d of %d, %d PE(s) on it", node_bus[md], md, node_ndev, shmemi_rt.gpu_per_dev);
     return 0;
 }
 
@@ -189,7 +232,8 @@ void shmemi_gpu_peers_print(FILE *f) {
     if (md >= 0)
         snprintf(id, sizeof id, "%s", node_bus[md]);
     lower(id);
-    fprintf(f, "gshmem: PE %d: GPU %s: %s\n", shmemi_rt.my_pe, id, at ? line : "no other PE of this node");
+    fprintf(f, "gshmem: PE %d: GPU %s%s%s: %s\n", shmemi_rt.my_pe, id, share_note[0] ? ", " : "", share_note,
+            at ? line : "no other PE of this node");
 }
 
 /* shmem_info outside a job: what each visible GPU may do with the others' memory, rows reaching columns */
@@ -426,7 +470,9 @@ void shmemi_gpu_info_print(FILE *f) {
                 if (pe_dev[pe] == k)
                     at += (size_t)snprintf(list + at, sizeof list - at, "%s%d", c++ ? "," : " PE ", pe);
         }
-        fprintf(f, "  GPUs of PE 0's node: %d (%s)\n", node_ndev, list);
+        fprintf(f, "  GPUs of PE 0's node: %d (%s)%s\n", node_ndev, list,
+                shmemi_rt.gpu_per_dev > 1 ? "; several PEs per GPU (SHMEM_INFO's per-PE lines say how they share it)"
+                                          : "");
     }
     if (d && shmemi_gtl_coherent_describe())
         fprintf(f, "  GPU memory: %s\n", shmemi_gtl_coherent_describe());

@@ -23,6 +23,14 @@ enum gtl_mem { GTL_MEM_HOST = 0, GTL_MEM_DEVICE = 1 };
 #define GTL_P2P_ACCESS 1
 #define GTL_P2P_ATOMICS 2
 
+/* How the kernels of several processes share one device (gtl_backend.share) */
+struct gtl_share {
+    int mps;      /* 1: CUDA MPS, kernels of several processes run at once; 0: no, each process's context gets the
+                   * device in turn (time slices); -1: not known */
+    int sms;      /* the device's multiprocessors, 0: not known */
+    int sms_mine; /* those this process's kernels may use (MPS's provisioning), 0: not known */
+};
+
 /* A backend is an ops table; an operation a backend cannot do returns -1 (never a NULL pointer). All return 0 on
  * success. Device pointers are addresses in the process's virtual address space (unified addressing), so one copy
  * routine covers host->device, device->host and device->device. */
@@ -80,6 +88,8 @@ struct gtl_backend {
     /* GTL_P2P_* bits: what the visible device at bus id `from` may do with memory of the one at `to` (both of them
      * when they are one device); -1: either is not visible to this process (CUDA_VISIBLE_DEVICES and the like) */
     int (*p2p)(const char *from, const char *to);
+    /* how this PE's device is shared with other processes' kernels */
+    int (*share)(struct gtl_share *s);
 };
 
 SHMEMI_HIDDEN extern const struct gtl_backend shmemi_gtl_cuda, shmemi_gtl_hip, shmemi_gtl_ze, shmemi_gtl_emu;
@@ -114,8 +124,8 @@ SHMEMI_HIDDEN const char *shmemi_gtl_coherent_describe(void); /* for shmem_info;
 SHMEMI_HIDDEN const char *shmemi_gtl_describe(void);          /* "cuda: NVIDIA H200 (device 0 of 1), ..." or NULL */
 
 /* After init, collectively: which GPU every PE took (bus ids), which node peers share this PE's GPU, and what this
- * PE's GPU may do with each node peer's (shmemi_rt.gpu_peer: SHMEMI_GPU_PEER_SAME, _ACCESS, _ATOMICS, _HIDDEN). 0, or
- * -1 with why. */
+ * PE's GPU may do with each node peer's (shmemi_rt.gpu_peer: SHMEMI_GPU_PEER_SAME, _ACCESS, _ATOMICS, _HIDDEN). Also
+ * warns where PEs share a GPU under MPS with more of it each than leaves room for the others. 0, or -1 with why. */
 SHMEMI_HIDDEN int shmemi_gtl_peers(char *why, size_t whylen);
 /* node device index (0..63, in the order of the node's lowest PEs) of local PE pe's GPU, -1: not known */
 SHMEMI_HIDDEN int shmemi_gtl_peer_dev(int pe);

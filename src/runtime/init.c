@@ -17,9 +17,11 @@
 #include "topo/topo.h"
 #include "transport/ofi/ofi.h"
 
+/* msg NULL: this PE said why already */
 static __attribute__((noreturn)) void init_fail(const char *fn, const char *msg) {
-    fprintf(stderr, "gshmem: %s failed%s%d: %s\n", fn, shmemi_rt.n_pes ? " on PE " : "",
-            shmemi_rt.n_pes ? shmemi_rt.my_pe : 0, msg);
+    if (msg)
+        fprintf(stderr, "gshmem: %s failed%s%d: %s\n", fn, shmemi_rt.n_pes ? " on PE " : "",
+                shmemi_rt.n_pes ? shmemi_rt.my_pe : 0, msg);
     fflush(stderr);
     if (shmemi_rt.n_pes) {
         shmemi_ofi_regions_unlink();
@@ -88,8 +90,16 @@ static void gpu_setup(int host_init, int kernel_init, const char *fn) {
         snprintf(shmemi_rt.gpu_why, sizeof shmemi_rt.gpu_why, "%s", why);
         if (named) {
             char msg[800];
-            snprintf(msg, sizeof msg, "SHMEM_GPU=%s, but GPU support cannot start: %s", shmemi_env.gpu, why);
-            init_fail(fn, msg);
+            snprintf(msg, sizeof msg, "SHMEM_GPU=%s, but GPU support cannot start: %s%s", shmemi_env.gpu, why,
+                     ok ? " (its own line says why)" : "");
+            /* the PEs whose GPU failed say why before any other ends the job (an exclusive device fails all but
+             * the PE that took it first: the reason is theirs) */
+            if (!ok) {
+                fprintf(stderr, "gshmem: %s failed on PE %d: %s\n", fn, shmemi_rt.my_pe, msg);
+                fflush(stderr);
+            }
+            shmemb_barrier();
+            init_fail(fn, ok ? msg : NULL);
         }
         shmemi_debug("GPU support off: %s", why);
         return; /* KIND=DEVICE partitions then stop init with this reason (segment.c) */

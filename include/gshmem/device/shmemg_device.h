@@ -69,6 +69,8 @@ static unit_registration unit_registration_instance;
 #endif
 
 /* ---- what the three compilers differ in ---- */
+/* a poll's back-off: it leaves the SM's issue slots to other warps and thins the polling of memory others write; it
+ * does not yield the GPU to another process's kernel (docs/device.md, Several PEs per GPU) */
 SHMEMGI_D void pause() {
 #if defined(GSHMEM_EMULATE_GPU)
     gshmem_emu_yield();

@@ -105,6 +105,11 @@ static int emu_p2p(const char *from, const char *to) {
     return links == LINKS_NOATOMICS ? GTL_P2P_ACCESS : 0;
 }
 
+static int emu_share(struct gtl_share *sh) {
+    *sh = (struct gtl_share){-1, 0, 0}; /* PEs' kernels run as CPU threads at once: no GPU's sharing to tell */
+    return 0;
+}
+
 int shmemi_gtl_emu_native_amo(const void *p) {
     lock();
     struct emu_range *r = find(p);
@@ -461,4 +466,5 @@ const struct gtl_backend shmemi_gtl_emu = {
     .coherent = emu_coherent,
     .busid = emu_busid,
     .p2p = emu_p2p,
+    .share = emu_share,
 };

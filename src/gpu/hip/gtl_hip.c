@@ -472,6 +472,12 @@ static int hip_p2p(const char *from, const char *to) {
     return GTL_P2P_ACCESS | (atom ? GTL_P2P_ATOMICS : 0);
 }
 
+/* the HIP runtime does not say how the GPU is shared between processes, nor what share each has */
+static int hip_share(struct gtl_share *sh) {
+    *sh = (struct gtl_share){-1, 0, 0};
+    return 0;
+}
+
 const struct gtl_backend shmemi_gtl_hip = {
     .name = "hip",
     .net_iface = 2, /* FI_HMEM_ROCR */
@@ -499,4 +505,5 @@ const struct gtl_backend shmemi_gtl_hip = {
     .coherent = hip_coherent,
     .busid = hip_busid,
     .p2p = hip_p2p,
+    .share = hip_share,
 };

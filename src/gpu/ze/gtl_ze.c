@@ -710,6 +710,12 @@ static int ze_p2p(const char *from, const char *to) {
     return GTL_P2P_ACCESS | (p.flags & ZT_DEVICE_P2P_PROPERTY_FLAG_ATOMICS ? GTL_P2P_ATOMICS : 0);
 }
 
+/* Level Zero does not say how the GPU is shared between processes, nor what share each has */
+static int ze_share(struct gtl_share *sh) {
+    *sh = (struct gtl_share){-1, 0, 0};
+    return 0;
+}
+
 const struct gtl_backend shmemi_gtl_ze = {
     .name = "ze",
     .net_iface = 3, /* FI_HMEM_ZE */
@@ -737,4 +743,5 @@ const struct gtl_backend shmemi_gtl_ze = {
     .coherent = ze_coherent,
     .busid = ze_busid,
     .p2p = ze_p2p,
+    .share = ze_share,
 };
