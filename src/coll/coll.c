@@ -5,6 +5,7 @@
 
 #include "coll.h"
 #include "gpu/gtl.h"
+#include "mem/mem.h"
 #include "transport/ofi/ofi.h"
 
 #define COLL_BLOCK 4096 /* bytes reduced/scanned per step of the address-split paths */
@@ -136,6 +137,10 @@ static inline void check_bufs(struct grp *g, const void *dest, const void *src, 
         int ddev = dest && shmemi_dev_local(dest);
         int sdev = src ? shmemi_dev_local(src) : ddev;
         g->dev = (ddev ? DEV_DEST : 0) | (sdev ? DEV_SRC : 0);
+        /* members whose GPU memory some other member does not map (GPUs without peer access): the network paths,
+         * whose RMA reaches it through its owner (every member finds the same) */
+        if (g->dev && !g->net)
+            g->net = shmemi_gpu_unmapped_among(g->start, g->stride, g->size, g->pes);
     }
 }
 

@@ -11,6 +11,7 @@
 
 #include "coll/coll.h"
 #include "device/device.h"
+#include "mem/mem.h"
 #include "shmemg.h" /* the device teams, exported as declared there */
 #include "transport/ofi/ofi.h"
 
@@ -91,16 +92,27 @@ void shmemi_teams_init(void) {
     free(local);
     team_set(&gshmem_team_shared, start, stride, count, pes, idx, 1, 0);
     gshmem_team_shared.predefined = 1;
-    /* GPU teams: every PE has a GPU when GPU support is on (all PEs agree at init), and a PE maps the GPU heaps of
-     * exactly the PEs whose host memory it maps. Their own slots keep their collectives apart from WORLD's. */
+    /* GPU teams: every PE has a GPU when GPU support is on (all PEs agree at init). DEVICE_SHARED: the PEs whose GPU
+     * memory this one maps, and they each other's: those of SHARED, unless some GPUs of the node lack peer access to
+     * others (src/mem groups the GPUs then, the same way on every PE). Their own slots keep their collectives apart
+     * from WORLD's. */
     memset(&gshmem_team_device_world, 0, sizeof gshmem_team_device_world);
     memset(&gshmem_team_device_shared, 0, sizeof gshmem_team_device_shared);
     gshmem_team_device_world.my_pe = gshmem_team_device_shared.my_pe = -1;
     if (shmemi_rt.gpu) {
         team_set(&gshmem_team_device_world, 0, 1, n, NULL, me, 2, 0);
-        team_set(&gshmem_team_device_shared, gshmem_team_shared.start, gshmem_team_shared.stride,
-                 gshmem_team_shared.size, pes_copy(gshmem_team_shared.pes, gshmem_team_shared.size, fn),
-                 gshmem_team_shared.my_pe, 3, 0);
+        int *grp = malloc((size_t)n * sizeof *grp), ng = 0, gidx = 0;
+        if (!grp)
+            shmemi_fatal(fn, "out of memory for SHMEM_DEVICE_TEAM_SHARED");
+        for (int pe = 0; pe < n; pe++)
+            if (shmemi_gpu_group_member(pe)) {
+                if (pe == me)
+                    gidx = ng;
+                grp[ng++] = pe;
+            }
+        int *gpes = strided_or_list(grp, ng, &start, &stride, fn);
+        free(grp);
+        team_set(&gshmem_team_device_shared, start, stride, ng, gpes, gidx, 3, 0);
         gshmem_team_device_world.predefined = gshmem_team_device_shared.predefined = 1;
     }
     gshmem_ctx_default.team = &gshmem_team_world;

@@ -405,6 +405,8 @@ void shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *src, size_t nbyt
     struct shmemi_seg *ssg, *dsg = NULL;
     size_t soff, doff = 0;
     uint64_t *sig = (uint64_t *)(void *)shmemi_resolve(sig_addr, sizeof *sig_addr, pe, fn, &ssg, &soff);
+    if (SHMEMI_UNLIKELY(ssg->kind == SHMEMI_MEM_DEVICE) && sig && !shmemi_gpu_native_amo(pe))
+        sig = NULL; /* a signal is an atomic: as in shmemi_amo, pe applies it */
     if (SHMEMI_UNLIKELY(((uintptr_t)sig_addr - (uintptr_t)ssg->base) & 7))
         shmemi_fatal(fn, "sig_addr %p is not 8-byte aligned", (void *)sig_addr);
     if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
@@ -483,6 +485,8 @@ uint64_t shmemi_amo(shmem_ctx_t ctx, int op, void *dest, uint64_t value, uint64_
     if (SHMEMI_UNLIKELY(off & (size - 1)))
         shmemi_fatal(fn, "dest %p is not aligned to its %zu-byte type; atomics need naturally aligned objects", dest,
                      size);
+    if (SHMEMI_UNLIKELY(sg->kind == SHMEMI_MEM_DEVICE) && p && !shmemi_gpu_native_amo(pe))
+        p = NULL; /* no native P2P atomics: this GPU's would not be atomic with pe's own, so pe applies it */
     if (SHMEMI_UNLIKELY(sg->kind == SHMEMI_MEM_DEVICE) && !p) /* the network's (registered GPU memory), or an error */
         no_remote_gpu(sg, pe, fn);
     /* GPU atomics, so the GPU's own are atomic with them; on coherent GPU memory the CPU's are (system scope) */

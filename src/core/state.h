@@ -160,6 +160,11 @@ struct shmemi_state {
     int kernel_provided; /* SHMEM_DEVICE_KERNEL_INIT: kernel-side communication is up on every PE */
     int dev_heap;        /* index in segs of the GPU symmetric heap, or -1 */
     size_t gpu_cpu_max;  /* coherent GPU memory (APUs): transfers of at most this many bytes by the CPU; 0: none */
+    unsigned char *gpu_peer; /* [n_pes] SHMEMI_GPU_PEER_* for the node's PEs (this one too), NULL without GPU support */
+    int gpu_per_dev;         /* PEs of this node on this PE's GPU, this one included */
+    /* the network is up only to reach node peers' GPU memory that this PE cannot map, or not update atomically: it
+     * registers no GPU memory then, so each PE applies every remote operation on its own (as its kernels see it) */
+    int net_for_gpu;
     /* ends the whole job (the runtime's: libfabric's shm regions, then the bootstrap's abort); NULL before the
      * bootstrap is up */
     void (*abort_job)(int status, const char *msg) __attribute__((noreturn));
@@ -171,6 +176,21 @@ struct shmemi_state {
 };
 
 SHMEMI_HIDDEN extern struct shmemi_state shmemi_rt;
+
+/* shmemi_rt.gpu_peer[pe]: this PE's GPU and node peer pe's (src/gpu sets what the drivers say, src/mem what the IPC
+ * imports did) */
+#define SHMEMI_GPU_PEER_SAME 1    /* one GPU for both (several PEs may share one) */
+#define SHMEMI_GPU_PEER_ACCESS 2  /* pe's GPU segments are mapped here: this GPU has peer access to pe's */
+#define SHMEMI_GPU_PEER_ATOMICS 4 /* this GPU's atomics on pe's GPU memory are atomic with pe's own (native) */
+#define SHMEMI_GPU_PEER_HIDDEN                                                                                         \
+    8                             /* pe's GPU is not visible to this process: the IPC import was tried, and native     \
+                                   * atomics are taken as absent, since the driver cannot be asked */
+#define SHMEMI_GPU_PEER_FAILED 16 /* the driver claimed peer access, but an IPC import of pe's memory failed */
+
+/* Whether this PE's atomics on node peer pe's mapped GPU memory may be its GPU's own (else pe applies them) */
+static inline int shmemi_gpu_native_amo(int pe) {
+    return !shmemi_rt.gpu_peer || (shmemi_rt.gpu_peer[pe] & SHMEMI_GPU_PEER_ATOMICS);
+}
 
 /* ---- placement (place.c): this PE's cores, and the GPU and NIC nearest them ---- */
 /* A core this PE is bound or placed on (-1: not bound), noting its cores for SHMEM_INFO */

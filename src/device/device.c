@@ -36,6 +36,7 @@ static int32_t *d_pes[SHMEMGI_MAX_DTEAMS];  /* team member lists */
 static char *d_scratch[SHMEMGI_MAX_DTEAMS]; /* each team slot's collective scratch, kept for the slot's next team */
 static uint64_t *d_peers[SHMEMGI_MAX_DSEGS];
 static uint64_t *d_counters; /* ring tail, issued[], the error claim */
+static uint8_t *d_peer_amo;
 static struct shmemgi_ring *ring;
 static struct shmemgi_derror *derr;
 static void *sync_area;
@@ -130,8 +131,8 @@ int shmemi_device_init(char *why, size_t len) {
     hst.proxy_all = shmemi_env.device_proxy_all;
     hst.copy_cutover = shmemi_env.device_copy_cutover;
     /* where one PE is reached both through the proxy and directly (large copies to the copy engine; every put
-     * through the proxy but atomics, which never are), a fence must see the proxy's queue land before the direct
-     * path may overtake it */
+     * through the proxy but atomics, which never are; below, a mapped GPU without native atomics), a fence must see
+     * the proxy's queue land before the direct path may overtake it */
     hst.fence_quiet = hst.copy_cutover || hst.proxy_all;
     for (int i = 0; i < shmemi_rt.nsegs && hst.nsegs < SHMEMGI_MAX_DSEGS; i++) {
         struct shmemi_seg *s = &shmemi_rt.segs[i];
@@ -148,6 +149,19 @@ int shmemi_device_init(char *why, size_t len) {
         free(tmp);
         hst.seg[k] = (struct shmemgi_dseg){(uint64_t)(uintptr_t)s->base, s->size, d_peers[k]};
     }
+    /* which peers' GPU memory this GPU may update with its own atomics (shmemi_gpu_native_amo) */
+    uint8_t *amo = malloc((size_t)shmemi_rt.n_pes);
+    if (!amo)
+        shmemi_fatal(fn, "out of memory");
+    for (int pe = 0; pe < shmemi_rt.n_pes; pe++) {
+        amo[pe] = (uint8_t)(shmemi_gpu_native_amo(pe) != 0);
+        if (!amo[pe] && shmemi_rt.segs[shmemi_rt.dev_heap].peer[pe]) /* its stores direct, its atomics proxied */
+            hst.fence_quiet = 1;
+    }
+    d_peer_amo = dev_alloc((size_t)shmemi_rt.n_pes, fn);
+    dev_write(d_peer_amo, amo, (size_t)shmemi_rt.n_pes, fn);
+    free(amo);
+    hst.peer_amo = d_peer_amo;
     d_teams = dev_alloc(sizeof teams, fn);
     d_ctxs = dev_alloc(sizeof ctxs, fn);
     memset(teams, 0, sizeof teams);
@@ -238,11 +252,12 @@ void shmemi_device_fini(void) {
             d_scratch[i] = NULL;
         }
     }
-    void *tables[] = {d_teams, d_ctxs, d_counters};
-    for (int i = 0; i < 3; i++) {
+    void *tables[] = {d_teams, d_ctxs, d_counters, d_peer_amo};
+    for (int i = 0; i < 4; i++) {
         shmemi_gtl_forget(tables[i]);
         shmemi_gtl->free(tables[i], 0);
     }
+    d_peer_amo = NULL;
     d_teams = NULL;
     d_ctxs = NULL;
     d_counters = NULL;

@@ -3,9 +3,12 @@
 #include "gpu/gtl.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 
+#include "bootstrap/bootstrap.h"
 #include "state.h"
 
 const struct gtl_backend *shmemi_gtl;
@@ -16,7 +19,7 @@ static const struct gtl_backend *const vendors[] = {&shmemi_gtl_cuda, &shmemi_gt
 #define NVENDORS (int)(sizeof vendors / sizeof vendors[0])
 
 static int try_backend(const struct gtl_backend *b, int local_rank, int nlocal, char *why, size_t whylen) {
-    char r[200] = "";
+    char r[512] = "";
     if (b->init(local_rank, nlocal, desc, sizeof desc, r, sizeof r)) {
         snprintf(why, whylen, "%s: %s", b->name, r);
         return -1;
@@ -47,7 +50,7 @@ int shmemi_gtl_init(int local_rank, int nlocal, char *why, size_t whylen) {
     for (int i = 0; i < NVENDORS; i++) {
         if (strcmp(want, "auto") && strcmp(want, vendors[i]->name))
             continue;
-        char r[256] = "";
+        char r[600] = "";
         if (!try_backend(vendors[i], local_rank, nlocal, r, sizeof r)) {
             snprintf(skipped, sizeof skipped, "%.*s", (int)used, why);
             return 0;
@@ -83,6 +86,185 @@ int shmemi_gtl_pick_busid(int ndev, int (*busid)(int i, char *id, int len), int 
     return k >= 0 && k < m ? k : local_rank % ndev;
 }
 
+/* ---- the node's GPUs: which one each PE took, and what this PE's may do with the others' memory ---- */
+#define NODE_DEVS 64
+static char node_bus[NODE_DEVS][32]; /* the node's GPUs, in the order of the lowest PE on each */
+static int node_ndev;
+static int *pe_dev;             /* [n_pes] index in node_bus of node PE pe's GPU; -1: another node, or not known */
+static int node_p2p[NODE_DEVS]; /* GTL_P2P_* from this PE's GPU to each (-1: that one is not visible here) */
+static char share_note[320];    /* SHMEM_INFO: how the PEs on this PE's GPU share it */
+
+int shmemi_gtl_peer_dev(int pe) { return pe_dev && pe >= 0 && pe < shmemi_rt.n_pes ? pe_dev[pe] : -1; }
+
+static void lower(char *s) {
+    for (; *s; s++)
+        if (*s >= 'A' && *s <= 'F')
+            *s = (char)(*s - 'A' + 'a');
+}
+
+/* Several PEs on one GPU: without MPS their contexts take turns (a kernel that waits for a co-located PE's kernel
+ * keeps the GPU until its time slice ends, so each such wait costs about a slice); with MPS their kernels run at once,
+ * and a kernel that fills the SMs it may use while it waits for a co-located PE's kernel hangs, unless each PE's share
+ * leaves room for the others': CUDA_MPS_ACTIVE_THREAD_PERCENTAGE <= 100 / PEs per GPU. */
+static void share_check(int first_here) {
+    struct gtl_share sh = {-1, 0, 0};
+    if (shmemi_gtl->share(&sh))
+        sh.mps = -1;
+    int n = shmemi_rt.gpu_per_dev;
+    if (sh.mps == 0)
+        snprintf(share_note, sizeof share_note,
+                 "%d PEs share this GPU without MPS: their contexts take turns, so each wait of a kernel for a "
+                 "co-located PE costs about a time slice (MPS runs them at once)",
+                 n);
+    else if (sh.mps == 1 && sh.sms && sh.sms_mine)
+        snprintf(share_note, sizeof share_note, "%d PEs share this GPU under MPS, each on up to %d of its %d SMs%s", n,
+                 sh.sms_mine, sh.sms,
+                 sh.sms_mine * n > sh.sms ? " (more than 1/PEs-per-GPU: a kernel that fills them while it waits for a "
+                                            "co-located PE hangs)"
+                                          : "");
+    else
+        snprintf(share_note, sizeof share_note, "%d PEs share this GPU (%s)", n,
+                 sh.mps == 1 ? "under MPS, each PE's share of the SMs not known"
+                             : "how the driver shares it not known");
+    if (sh.mps == 1 && sh.sms && sh.sms_mine && sh.sms_mine * n > sh.sms && first_here) {
+        fprintf(stderr,
+                "gshmem: PE %d: %d PEs share GPU %s under MPS and each may use %d of its %d SMs: a kernel that fills "
+                "them while it waits for a co-located PE's kernel leaves that kernel no SM and hangs; set "
+                "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=%d (100 / PEs per GPU) or less\n",
+                shmemi_rt.my_pe, n, node_bus[pe_dev[shmemi_rt.my_pe]], sh.sms_mine, sh.sms, 100 / n);
+        fflush(stderr);
+    }
+}
+
+int shmemi_gtl_peers(char *why, size_t whylen) {
+    int n = shmemi_rt.n_pes, me = shmemi_rt.my_pe;
+    struct card {
+        char id[32];
+    } mine, *all = calloc((size_t)n, sizeof *all);
+    free(shmemi_rt.gpu_peer);
+    free(pe_dev);
+    shmemi_rt.gpu_peer = calloc((size_t)n, 1);
+    pe_dev = malloc((size_t)n * sizeof *pe_dev);
+    if (!all || !shmemi_rt.gpu_peer || !pe_dev) {
+        free(all);
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    memset(&mine, 0, sizeof mine);
+    if (shmemi_gtl->busid(-1, mine.id, sizeof mine.id))
+        mine.id[0] = '\0';
+    if (shmemb_allgather(&mine, all, sizeof mine)) {
+        free(all);
+        snprintf(why, whylen, "bootstrap allgather of the PEs' GPUs failed");
+        return -1;
+    }
+    node_ndev = 0;
+    for (int pe = 0; pe < n; pe++) {
+        pe_dev[pe] = -1;
+        all[pe].id[sizeof all[pe].id - 1] = '\0';
+        if (!shmemi_rt.local[pe] || !all[pe].id[0])
+            continue;
+        int k = 0;
+        while (k < node_ndev && strcasecmp(node_bus[k], all[pe].id))
+            k++;
+        if (k == node_ndev && node_ndev < NODE_DEVS)
+            snprintf(node_bus[node_ndev++], sizeof node_bus[0], "%s", all[pe].id);
+        pe_dev[pe] = k < node_ndev ? k : -1;
+    }
+    free(all);
+    int md = pe_dev[me], first_here = 1;
+    for (int k = 0; k < node_ndev; k++)
+        node_p2p[k] = k == md  ? GTL_P2P_ACCESS | GTL_P2P_ATOMICS
+                      : md < 0 ? -1
+                               : shmemi_gtl->p2p(node_bus[md], node_bus[k]);
+    shmemi_rt.gpu_per_dev = 0;
+    for (int pe = 0; pe < n; pe++) {
+        if (!shmemi_rt.local[pe])
+            continue;
+        int d = pe_dev[pe], f;
+        if (md < 0 || d < 0) /* the driver names no device: taken as before, every peer mapped */
+            f = SHMEMI_GPU_PEER_ACCESS | SHMEMI_GPU_PEER_ATOMICS;
+        else if (d == md)
+            f = SHMEMI_GPU_PEER_SAME | SHMEMI_GPU_PEER_ACCESS | SHMEMI_GPU_PEER_ATOMICS;
+        else if (node_p2p[d] < 0)
+            f = SHMEMI_GPU_PEER_ACCESS | SHMEMI_GPU_PEER_HIDDEN;
+        else
+            f = (node_p2p[d] & GTL_P2P_ACCESS ? SHMEMI_GPU_PEER_ACCESS : 0) |
+                ((node_p2p[d] & (GTL_P2P_ACCESS | GTL_P2P_ATOMICS)) == (GTL_P2P_ACCESS | GTL_P2P_ATOMICS)
+                     ? SHMEMI_GPU_PEER_ATOMICS
+                     : 0);
+        shmemi_rt.gpu_peer[pe] = (unsigned char)f;
+        if (f & SHMEMI_GPU_PEER_SAME) {
+            shmemi_rt.gpu_per_dev++;
+            first_here &= pe >= me;
+        }
+    }
+    share_note[0] = '\0';
+    if (shmemi_rt.gpu_per_dev > 1)
+        share_check(first_here);
+    if (md >= 0)
+        shmemi_debug("GPU %s: node GPU %d of %d, %d PE(s) on it", node_bus[md], md, node_ndev, shmemi_rt.gpu_per_dev);
+    return 0;
+}
+
+/* one line: what this PE does with each node peer's GPU memory (its row of the node's matrix) */
+void shmemi_gpu_peers_print(FILE *f) {
+    if (!shmemi_rt.gpu_peer)
+        return;
+    char line[4096];
+    size_t at = 0;
+    int md = shmemi_gtl_peer_dev(shmemi_rt.my_pe);
+    for (int pe = 0; pe < shmemi_rt.n_pes && at < sizeof line - 200; pe++) {
+        unsigned g = shmemi_rt.gpu_peer[pe];
+        if (pe == shmemi_rt.my_pe || !shmemi_rt.local[pe])
+            continue;
+        const char *how = g & SHMEMI_GPU_PEER_SAME      ? "same GPU"
+                          : g & SHMEMI_GPU_PEER_ATOMICS ? "peer access, native atomics"
+                          : g & SHMEMI_GPU_PEER_ACCESS
+                              ? (g & SHMEMI_GPU_PEER_HIDDEN
+                                     ? "peer access; its GPU is not visible here, so atomics through the network"
+                                     : "peer access, no native atomics: atomics through the network")
+                          : g & SHMEMI_GPU_PEER_FAILED ? "IPC import failed: through the network"
+                                                       : "no peer access: through the network";
+        at += (size_t)snprintf(line + at, sizeof line - at, "%sPE %d %s", at ? "; " : "", pe, how);
+    }
+    char id[32] = "(bus id not known)";
+    if (md >= 0)
+        snprintf(id, sizeof id, "%s", node_bus[md]);
+    lower(id);
+    fprintf(f, "gshmem: PE %d: GPU %s%s%s: %s\n", shmemi_rt.my_pe, id, share_note[0] ? ", " : "", share_note,
+            at ? line : "no other PE of this node");
+}
+
+/* shmem_info outside a job: what each visible GPU may do with the others' memory, rows reaching columns */
+static void p2p_matrix_print(FILE *f) {
+    char ids[16][32];
+    int nd = 0;
+    while (nd < 16 && !shmemi_gtl->busid(nd, ids[nd], sizeof ids[nd]))
+        nd++;
+    if (nd < 2)
+        return;
+    fprintf(f, "  GPU peer access (row reaches column; A: access and native atomics, a: access without native "
+               "atomics, -: none, ?: not known):\n");
+    for (int i = 0; i < nd; i++) {
+        char row[80] = "";
+        size_t at = 0;
+        for (int j = 0; j < nd; j++) {
+            int r = i == j ? -2 : shmemi_gtl->p2p(ids[i], ids[j]);
+            at += (size_t)snprintf(row + at, sizeof row - at, " %c",
+                                   r == -2                 ? '='
+                                   : r < 0                 ? '?'
+                                   : !(r & GTL_P2P_ACCESS) ? '-'
+                                   : (r & GTL_P2P_ATOMICS) ? 'A'
+                                                           : 'a');
+            if (at >= sizeof row)
+                break;
+        }
+        lower(ids[i]);
+        fprintf(f, "    %2d %s %s\n", i, ids[i], row);
+    }
+}
+
 static void *scratch_kept;
 static char *stage_kept;
 static void stage_free(char *p);
@@ -97,6 +279,9 @@ void shmemi_gtl_fini(void) {
     if (shmemi_gtl)
         shmemi_gtl->fini();
     shmemi_gtl = NULL;
+    free(pe_dev);
+    pe_dev = NULL;
+    node_ndev = 0;
 }
 
 const char *shmemi_gtl_describe(void) { return shmemi_gtl ? desc : NULL; }
@@ -284,6 +469,24 @@ void shmemi_gpu_info_print(FILE *f) {
                 shmemi_gtl->name, d, heap);
     if (d && skipped[0])
         fprintf(f, "  (SHMEM_GPU=auto took the first backend that works; before it: %s)\n", skipped);
+    if (d && probed)
+        p2p_matrix_print(f);
+    else if (d && shmemi_rt.init_state == 1 && shmemi_rt.gpu_peer && node_ndev) {
+        char list[600];
+        size_t at = 0;
+        for (int k = 0; k < node_ndev && at < sizeof list - 80; k++) {
+            char id[32];
+            snprintf(id, sizeof id, "%s", node_bus[k]);
+            lower(id);
+            at += (size_t)snprintf(list + at, sizeof list - at, "%s%s:", k ? "; " : "", id);
+            for (int pe = 0, c = 0; pe < shmemi_rt.n_pes && at < sizeof list - 16; pe++)
+                if (pe_dev[pe] == k)
+                    at += (size_t)snprintf(list + at, sizeof list - at, "%s%d", c++ ? "," : " PE ", pe);
+        }
+        fprintf(f, "  GPUs of PE 0's node: %d (%s)%s\n", node_ndev, list,
+                shmemi_rt.gpu_per_dev > 1 ? "; several PEs per GPU (SHMEM_INFO's per-PE lines say how they share it)"
+                                          : "");
+    }
     if (d && shmemi_gtl_coherent_describe())
         fprintf(f, "  GPU memory: %s\n", shmemi_gtl_coherent_describe());
     else if (d && shmemi_gtl->coherent && shmemi_gtl->coherent() == 1)

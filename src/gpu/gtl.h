@@ -17,6 +17,20 @@ struct gtl_ipc {
 
 enum gtl_mem { GTL_MEM_HOST = 0, GTL_MEM_DEVICE = 1 };
 
+/* What one device may do with another's memory (gtl_backend.p2p): peer access (IPC import works, and kernels load and
+ * store the memory), and native atomics over the link (its atomics there are atomic with the owner's own; without
+ * them an atomicAdd_system to the peer is split into a read and a write, as on most PCIe links). */
+#define GTL_P2P_ACCESS 1
+#define GTL_P2P_ATOMICS 2
+
+/* How the kernels of several processes share one device (gtl_backend.share) */
+struct gtl_share {
+    int mps;      /* 1: CUDA MPS, kernels of several processes run at once; 0: no, each process's context gets the
+                   * device in turn (time slices); -1: not known */
+    int sms;      /* the device's multiprocessors, 0: not known */
+    int sms_mine; /* those this process's kernels may use (MPS's provisioning), 0: not known */
+};
+
 /* A backend is an ops table; an operation a backend cannot do returns -1 (never a NULL pointer). All return 0 on
  * success. Device pointers are addresses in the process's virtual address space (unified addressing), so one copy
  * routine covers host->device, device->host and device->device. */
@@ -68,6 +82,14 @@ struct gtl_backend {
     /* 1: the CPU may load, store and atomically update this PE's device memory (and imported peers') coherently,
      * at the same addresses (APUs such as MI300A, Grace-Hopper): small transfers then skip the copy engine; 0: not */
     int (*coherent)(void);
+    /* PCI bus id ("dddd:bb:dd.f", as the driver writes it) of visible device i (0, 1, ...), or of this PE's device
+     * (i = -1); -1 past the last device, or where the driver does not say */
+    int (*busid)(int i, char *id, size_t len);
+    /* GTL_P2P_* bits: what the visible device at bus id `from` may do with memory of the one at `to` (both of them
+     * when they are one device); -1: either is not visible to this process (CUDA_VISIBLE_DEVICES and the like) */
+    int (*p2p)(const char *from, const char *to);
+    /* how this PE's device is shared with other processes' kernels */
+    int (*share)(struct gtl_share *s);
 };
 
 SHMEMI_HIDDEN extern const struct gtl_backend shmemi_gtl_cuda, shmemi_gtl_hip, shmemi_gtl_ze, shmemi_gtl_emu;
@@ -84,6 +106,9 @@ SHMEMI_HIDDEN extern int shmemi_gtl_emu_kernels;
 /* That program's cudaMalloc/cudaFree: device memory of the emulated GPU (0, or -1: not one of them) */
 SHMEMI_HIDDEN int shmemi_gtl_emu_user_alloc(size_t size, void **ptr);
 SHMEMI_HIDDEN int shmemi_gtl_emu_user_free(void *ptr);
+/* 0 when p is memory of another emulated GPU that this PE's may not update atomically (SHMEM_TEST_GPU_P2P=noatomics):
+ * the emulation's kernels ask before a system-scope atomic, as the real link would not make it atomic */
+SHMEMI_HIDDEN int shmemi_gtl_emu_native_amo(const void *p);
 
 /* The backend in use, or NULL: GPU support is off (not requested, or no GPU). */
 SHMEMI_HIDDEN extern const struct gtl_backend *shmemi_gtl;
@@ -97,6 +122,15 @@ SHMEMI_HIDDEN void shmemi_gtl_fini(void);
 SHMEMI_HIDDEN size_t shmemi_gtl_coherent_setup(char *why, size_t whylen);
 SHMEMI_HIDDEN const char *shmemi_gtl_coherent_describe(void); /* for shmem_info; NULL: not coherent */
 SHMEMI_HIDDEN const char *shmemi_gtl_describe(void);          /* "cuda: NVIDIA H200 (device 0 of 1), ..." or NULL */
+
+/* After init, collectively: which GPU every PE took (bus ids), which node peers share this PE's GPU, and what this
+ * PE's GPU may do with each node peer's (shmemi_rt.gpu_peer: SHMEMI_GPU_PEER_SAME, _ACCESS, _ATOMICS, _HIDDEN). Also
+ * warns where PEs share a GPU under MPS with more of it each than leaves room for the others. 0, or -1 with why. */
+SHMEMI_HIDDEN int shmemi_gtl_peers(char *why, size_t whylen);
+/* node device index (0..63, in the order of the node's lowest PEs) of local PE pe's GPU, -1: not known */
+SHMEMI_HIDDEN int shmemi_gtl_peer_dev(int pe);
+/* SHMEM_INFO: this PE's row of the matrix (what it does with each node peer's GPU memory) */
+SHMEMI_HIDDEN void shmemi_gpu_peers_print(FILE *f);
 
 /* Kind of a local (non-symmetric) buffer: answers are cached per device allocation range, since the driver's query
  * sits on the hot path of every operation once local GPU buffers are accepted. */

@@ -7,6 +7,15 @@
 /* Creates and maps every segment (collective through the bootstrap); 0 or -1 with a message naming the setting. */
 SHMEMI_HIDDEN int shmemi_segments_create(char *err, size_t errlen);
 SHMEMI_HIDDEN void shmemi_segments_destroy(void);
+/* After shmemi_segments_create: why some PE needs the network to reach a node peer's GPU memory (shmemi_rt.net_for_gpu;
+ * the first such pair this PE knows of), or NULL when this PE does not */
+SHMEMI_HIDDEN const char *shmemi_gpu_peers_why_net(void);
+/* 1 when two of these PEs of this node (start + i * stride, or pes[i]) do not map each other's GPU memory: every
+ * member answers the same */
+SHMEMI_HIDDEN int shmemi_gpu_unmapped_among(int start, int stride, int size, const int *pes);
+/* Whether node PE pe is in this PE's group of PEs whose GPUs all map each other's memory (SHMEM_DEVICE_TEAM_SHARED):
+ * the whole node, unless some GPUs lack peer access to others */
+SHMEMI_HIDDEN int shmemi_gpu_group_member(int pe);
 /* Where partition id went at shmem_init ("host memory", "KIND=LIBOMP: GPU memory of OpenMP device 0 of 1", ...),
  * NULL before; and, for a KIND=LIBOMP partition on an offload device, that OpenMP device (else -1) */
 SHMEMI_HIDDEN const char *shmemi_partition_where(int id);

@@ -363,13 +363,20 @@ static int import_device(struct shmemi_seg *s, char *err, size_t errlen) {
     }
     for (int pe = 0; pe < shmemi_rt.n_pes; pe++) {
         void *m;
-        if (pe == shmemi_rt.my_pe)
+        unsigned char *g = &shmemi_rt.gpu_peer[pe];
+        if (pe == shmemi_rt.my_pe) {
             s->peer[pe] = s->base;
-        else if (!shmemi_rt.local[pe])
-            continue;
-        else if (all[pe].lead + s->map_size > s->dev_len || shmemi_gtl->ipc_import(&all[pe].h, s->dev_len, &m)) {
+        } else if (!shmemi_rt.local[pe] || !(*g & SHMEMI_GPU_PEER_ACCESS)) {
+            continue; /* another node, or a GPU without peer access to this PE's: the network reaches it */
+        } else if (all[pe].lead + s->map_size > s->dev_len) {
             free(all);
-            return errf(err, errlen, "cannot map PE %d's %s through %s IPC", pe, s->name, shmemi_gtl->name);
+            return errf(err, errlen, "PE %d's %s is not where its IPC handle says (%s)", pe, s->name, shmemi_gtl->name);
+        } else if (shmemi_gtl->ipc_import(&all[pe].h, s->dev_len, &m)) {
+            /* the driver said the GPUs reach each other (or could not say), the import says not: the network
+             * reaches it (shmemi_gpu_peers_agree checks that it can) */
+            shmemi_debug("cannot map PE %d's %s through %s IPC: it goes through the network", pe, s->name,
+                         shmemi_gtl->name);
+            *g = (unsigned char)((*g & ~(SHMEMI_GPU_PEER_ACCESS | SHMEMI_GPU_PEER_ATOMICS)) | SHMEMI_GPU_PEER_FAILED);
         } else {
             s->peer_raw[pe] = m;
             s->peer[pe] = (char *)m + all[pe].lead;
@@ -377,6 +384,117 @@ static int import_device(struct shmemi_seg *s, char *err, size_t errlen) {
     }
     free(all);
     return 0;
+}
+
+/* ---- node peers' GPU memory this PE does not map, or cannot update atomically ---- */
+static char net_why[300]; /* the first such peer, for the message when the network that would reach it cannot start */
+static uint64_t *gpu_mapped; /* [n_pes] node GPUs whose PEs' GPU segments each PE maps (bits of GPUs it knows not) */
+static uint64_t gpu_group = ~0ULL; /* the node GPUs whose PEs and this one map each other's GPU memory, all pairs */
+
+/* After the GPU segments are mapped, collectively: which PEs map the GPU memory of which GPUs' PEs (collectives on GPU
+ * buffers choose their paths by it, the same on every member), and whether some PE needs the network for a node
+ * peer's GPU memory: one it could not map, or one whose atomics its GPU cannot do atomically (their owner applies them
+ * then, as the network's staged messages). Masks over the node's GPUs (shmemi_gtl_peer_dev), 64 at most. */
+static int gpu_peers_agree(char *err, size_t errlen) {
+    int n = shmemi_rt.n_pes, me = shmemi_rt.my_pe;
+    struct card {
+        uint64_t mapped; /* node GPUs whose PEs' GPU segments this PE maps, every one of them */
+        uint64_t known;  /* node GPUs some PE of which is on this node (so a clear bit of mapped means something) */
+        int32_t need_net, pad;
+    } mine = {0, 0, 0, 0}, *all = calloc((size_t)n, sizeof *all);
+    if (!all)
+        return errf(err, errlen, "out of memory");
+    net_why[0] = '\0';
+    for (int pe = 0; pe < n; pe++) {
+        int d = shmemi_gtl_peer_dev(pe);
+        if (!shmemi_rt.local[pe] || d < 0)
+            continue;
+        mine.known |= 1ULL << d;
+        mine.mapped |= 1ULL << d;
+    }
+    for (int pe = 0; pe < n; pe++) {
+        unsigned g = shmemi_rt.gpu_peer[pe];
+        int d = shmemi_gtl_peer_dev(pe);
+        if (!shmemi_rt.local[pe] || pe == me)
+            continue;
+        if (!(g & SHMEMI_GPU_PEER_ACCESS) && d >= 0)
+            mine.mapped &= ~(1ULL << d);
+        if (!(g & SHMEMI_GPU_PEER_ATOMICS) && !mine.need_net) {
+            mine.need_net = 1;
+            snprintf(net_why, sizeof net_why,
+                     "PE %d's GPU %s PE %d's (%s), so PE %d reaches PE %d's GPU memory through the network", me,
+                     g & SHMEMI_GPU_PEER_FAILED   ? "could not map the memory of"
+                     : g & SHMEMI_GPU_PEER_ACCESS ? "has no native atomics on the memory of"
+                                                  : "has no peer access to",
+                     pe,
+                     g & SHMEMI_GPU_PEER_HIDDEN ? "a GPU not visible to this PE, whose link the driver cannot tell"
+                                                : "GPUs of this node",
+                     me, pe);
+        }
+    }
+    if (shmemb_allgather(&mine, all, sizeof mine)) {
+        free(all);
+        return errf(err, errlen, "bootstrap allgather of the PEs' GPU mappings failed");
+    }
+    free(gpu_mapped);
+    if (!(gpu_mapped = malloc((size_t)n * sizeof *gpu_mapped))) {
+        free(all);
+        return errf(err, errlen, "out of memory");
+    }
+    shmemi_rt.net_for_gpu = 0;
+    for (int pe = 0; pe < n; pe++) {
+        shmemi_rt.net_for_gpu |= all[pe].need_net;
+        gpu_mapped[pe] = all[pe].mapped | ~all[pe].known;
+    }
+    free(all);
+    /* GPU x maps GPU y when each PE on x maps every PE on y; the node's GPUs then fall into groups that map each
+     * other, taken greedily in the node's order (the same on every PE), and this PE's is the one its GPU is in */
+    uint64_t maps[64], done = 0;
+    for (int d = 0; d < 64; d++)
+        maps[d] = ~0ULL;
+    for (int pe = 0; pe < n; pe++) {
+        int d = shmemi_gtl_peer_dev(pe);
+        if (shmemi_rt.local[pe] && d >= 0)
+            maps[d] &= gpu_mapped[pe];
+    }
+    int md = shmemi_gtl_peer_dev(me);
+    gpu_group = ~0ULL;
+    for (int d = 0; d < 64 && md >= 0; d++) {
+        if (done >> d & 1)
+            continue;
+        uint64_t g = 1ULL << d;
+        for (int e = d + 1; e < 64; e++)
+            if (!(done >> e & 1) && (maps[e] & g) == g) {
+                int all_reach = 1;
+                for (int x = 0; x < 64 && all_reach; x++)
+                    all_reach = !(g >> x & 1) || (maps[x] >> e & 1);
+                if (all_reach)
+                    g |= 1ULL << e;
+            }
+        done |= g;
+        if (g >> md & 1)
+            gpu_group = g;
+    }
+    return 0;
+}
+
+int shmemi_gpu_group_member(int pe) {
+    int d = shmemi_gtl_peer_dev(pe);
+    return shmemi_rt.local[pe] && (d < 0 || (gpu_group >> d & 1));
+}
+
+const char *shmemi_gpu_peers_why_net(void) { return net_why[0] ? net_why : NULL; }
+
+int shmemi_gpu_unmapped_among(int start, int stride, int size, const int *pes) {
+    uint64_t gpus = 0, mapped = ~0ULL;
+    for (int i = 0; gpu_mapped && i < size; i++) {
+        int pe = pes ? pes[i] : start + i * stride, d = shmemi_gtl_peer_dev(pe);
+        if (d >= 0) {
+            gpus |= 1ULL << d;
+            mapped &= gpu_mapped[pe];
+        }
+    }
+    return (gpus & ~mapped) != 0;
 }
 
 struct seg_desc {
@@ -655,6 +773,8 @@ int shmemi_segments_create(char *err, size_t errlen) {
     }
     free(all);
     shmemi_rt.ctl = (struct shmemi_ctl **)(void *)in->peer;
+    if (shmemi_gtl && gpu_peers_agree(err, errlen))
+        return -1;
     if (shmemi_gtl && shmemi_env.gpu_pin_host && pin_host(err, errlen))
         return -1;
     /* once everyone has mapped everything the names are not needed: unlinking now means a crash later cannot
@@ -678,6 +798,8 @@ int shmemi_segments_create(char *err, size_t errlen) {
 }
 
 void shmemi_segments_destroy(void) {
+    free(gpu_mapped);
+    gpu_mapped = NULL;
     for (int i = 0; i <= shmemi_rt.nsegs; i++) {
         struct shmemi_seg *s = i < shmemi_rt.nsegs ? &shmemi_rt.segs[i] : &shmemi_rt.internal;
         if (i < shmemi_rt.nsegs)

@@ -17,15 +17,33 @@
 #include "topo/topo.h"
 #include "transport/ofi/ofi.h"
 
-static void init_fail(const char *fn, const char *msg) {
-    fprintf(stderr, "gshmem: %s failed%s%d: %s\n", fn, shmemi_rt.n_pes ? " on PE " : "",
-            shmemi_rt.n_pes ? shmemi_rt.my_pe : 0, msg);
+/* msg NULL: this PE said why already */
+static __attribute__((noreturn)) void init_fail(const char *fn, const char *msg) {
+    if (msg)
+        fprintf(stderr, "gshmem: %s failed%s%d: %s\n", fn, shmemi_rt.n_pes ? " on PE " : "",
+                shmemi_rt.n_pes ? shmemi_rt.my_pe : 0, msg);
     fflush(stderr);
     if (shmemi_rt.n_pes) {
         shmemi_ofi_regions_unlink();
         shmemb_abort(1, NULL);
     }
     exit(1);
+}
+
+/* Some PE's GPU cannot map, or update atomically, a node peer's GPU memory, and the network that would carry those
+ * operations to the owner cannot start: say which pair, what is missing, and what would help. */
+static __attribute__((noreturn)) void gpu_net_fail(const char *fn, const char *net_err) {
+    char msg[1400];
+    const char *why = shmemi_gpu_peers_why_net();
+    snprintf(msg, sizeof msg,
+             "%s%s, but the network cannot start (%s). Either build gshmem with libfabric (or make it loadable: "
+             "GSHMEM_WITH_OFI, SHMEM_OFI_PROVIDER=shm suits one node), or run the PEs that exchange GPU memory on "
+             "GPUs with peer access and native atomics between them (nvidia-smi topo -p2p rw / -p2p a; one GPU for "
+             "all of them works too: several PEs may share one), or keep symmetric objects that other PEs access in "
+             "host memory (no SHMEM_SYMMETRIC_SIZE_DEVICE, no KIND=DEVICE partitions)",
+             why ? why : "another PE's GPU cannot map, or update atomically, the GPU memory of a PE of its node",
+             why ? "" : " (its own message says which)", net_err);
+    init_fail(fn, msg);
 }
 
 /* GPU support: on when the program or the environment asks for it and every PE has it (segments must match). */
@@ -72,11 +90,24 @@ static void gpu_setup(int host_init, int kernel_init, const char *fn) {
         snprintf(shmemi_rt.gpu_why, sizeof shmemi_rt.gpu_why, "%s", why);
         if (named) {
             char msg[800];
-            snprintf(msg, sizeof msg, "SHMEM_GPU=%s, but GPU support cannot start: %s", shmemi_env.gpu, why);
-            init_fail(fn, msg);
+            snprintf(msg, sizeof msg, "SHMEM_GPU=%s, but GPU support cannot start: %s%s", shmemi_env.gpu, why,
+                     ok ? " (its own line says why)" : "");
+            /* the PEs whose GPU failed say why before any other ends the job (an exclusive device fails all but
+             * the PE that took it first: the reason is theirs) */
+            if (!ok) {
+                fprintf(stderr, "gshmem: %s failed on PE %d: %s\n", fn, shmemi_rt.my_pe, msg);
+                fflush(stderr);
+            }
+            shmemb_barrier();
+            init_fail(fn, ok ? msg : NULL);
         }
         shmemi_debug("GPU support off: %s", why);
         return; /* KIND=DEVICE partitions then stop init with this reason (segment.c) */
+    }
+    if (shmemi_gtl_peers(why, sizeof why)) {
+        char msg[800];
+        snprintf(msg, sizeof msg, "GPU support cannot start: %s", why);
+        init_fail(fn, msg);
     }
     shmemi_rt.gpu = 1;
     char picked[sizeof shmemi_rt.place_gpu];
@@ -201,18 +232,31 @@ static void do_init(int requested, const char *fn) {
     gpu_setup(gpu_bits & SHMEM_DEVICE_HOST_INIT, gpu_bits & SHMEM_DEVICE_KERNEL_INIT, fn);
     if (shmemi_segments_create(err, sizeof err))
         init_fail(fn, err);
-    if (shmemi_rt.nlocal < shmemi_rt.n_pes) {
-        /* who shares a node with whom, for collectives in two levels */
-        int lead = 0;
-        while (!shmemi_rt.local[lead])
-            lead++;
-        free(shmemi_rt.node_of);
-        if (!(shmemi_rt.node_of = malloc((size_t)info.size * sizeof(int))) ||
-            shmemb_allgather(&lead, shmemi_rt.node_of, sizeof lead))
-            init_fail(fn, "cannot exchange the PEs' nodes through the bootstrap");
-        if (shmemi_ofi_init(err, sizeof err))
-            init_fail(fn, err);
-        shmemi_rt.amo_net = shmemi_ofi_fabric_atomics();
+    /* the network: for other nodes, and for GPU memory of this node's PEs that some PE's GPU cannot map, or not
+     * update atomically (src/mem: then it registers no GPU memory, and each PE applies what comes for its own) */
+    int remote = shmemi_rt.nlocal < shmemi_rt.n_pes;
+    shmemi_rt.net_for_gpu &= !remote;
+    if (remote || shmemi_rt.net_for_gpu) {
+        if (remote) { /* who shares a node with whom, for collectives in two levels */
+            int lead = 0;
+            while (!shmemi_rt.local[lead])
+                lead++;
+            free(shmemi_rt.node_of);
+            if (!(shmemi_rt.node_of = malloc((size_t)info.size * sizeof(int))) ||
+                shmemb_allgather(&lead, shmemi_rt.node_of, sizeof lead))
+                init_fail(fn, "cannot exchange the PEs' nodes through the bootstrap");
+        }
+        if (shmemi_ofi_init(err, sizeof err)) {
+            if (remote)
+                init_fail(fn, err);
+            gpu_net_fail(fn, err);
+        }
+        if (!remote && shmemi_rt.dev_heap >= 0 && !shmemi_ofi_gpu_reachable(&shmemi_rt.segs[shmemi_rt.dev_heap]))
+            gpu_net_fail(fn, "its provider carries no messages in order (FI_MSG, FI_ORDER_SAS) for each PE to apply "
+                             "what comes for its GPU memory");
+        /* only the network's own atomics make CPU atomics on mapped memory non-atomic: not the messages that carry
+         * operations on GPU memory to their owner */
+        shmemi_rt.amo_net = remote && shmemi_ofi_fabric_atomics();
     }
     shmemi_teams_init();
     shmemi_rt.init_state = 1;
@@ -246,6 +290,8 @@ static void do_init(int requested, const char *fn) {
     if (shmemi_env.info) { /* each PE's placement, after PE 0's report */
         shmemi_barrier_internal();
         shmemi_place_print(stdout);
+        if (shmemi_rt.gpu)
+            shmemi_gpu_peers_print(stdout);
         fflush(stdout);
     }
     shmemi_barrier_internal();
@@ -293,6 +339,9 @@ void shmemi_finalize(int implicit) {
     shmemi_rt.same_host = NULL;
     free(shmemi_rt.place_cpu);
     shmemi_rt.place_cpu = NULL;
+    free(shmemi_rt.gpu_peer);
+    shmemi_rt.gpu_peer = NULL;
+    shmemi_rt.net_for_gpu = 0;
     shmemi_rt.init_state = 2;
     fflush(stdout);
     shmemb_finalize();

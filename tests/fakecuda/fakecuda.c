@@ -9,14 +9,25 @@
  *    event says "not ready"), so a result read before its synchronization is stale here, as it may be on a GPU;
  *  - kernels reach only device memory and page-locked host memory (an illegal address is a sticky error);
  *  - API calls need cuInit and a current context in the calling thread; IPC handles open only in other processes.
+ * Devices: FAKECUDA_DEVICES=n (1..8; bus ids 0000:41:00.0 on), of which CUDA_VISIBLE_DEVICES shows a list, as the
+ * driver does; FAKECUDA_P2P=1|0|noatomics links every pair (tests/fakegpu: the IPC import and the atomic kernel it
+ * refuses); FAKECUDA_COMPUTE_MODE=default|exclusive_process|prohibited, enforced across the processes of one launcher
+ * (a second process's context on an exclusive device: CUDA_ERROR_DEVICE_UNAVAILABLE); FAKECUDA_MPS=1: an MPS client
+ * (the device attribute says so, exclusive devices take several processes, and the context's SM count is
+ * CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of the device's 132).
  * Kernels are C versions of kernels.cu's, found by name in the PTX image the library loads. The machinery (memory,
  * streams, events, kernels) is tests/fakegpu's, shared with the other stand-in drivers; this file is CUDA's API.
  * It models none of a GPU's speed: nothing measured with it means anything. */
 #define _GNU_SOURCE
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "fakegpu.h"
 
@@ -44,8 +55,16 @@ typedef struct {
 
 #define API __attribute__((visibility("default")))
 
+#define MAX_DEV 8
+#define SMS 132
 static int inited;
-static struct ctx { int refs; } primary, other; /* other: one context made with cuCtxCreate */
+static int nphys = 1, nvis = 1, vis[MAX_DEV]; /* devices, and the physical device of each visible ordinal */
+static int compute_mode, mps, mps_pct = 100;
+static struct ctx {
+    int refs;
+    int dev;               /* physical */
+} primary[MAX_DEV], other; /* other: one context made with cuCtxCreate */
+static int excl_fd[MAX_DEV] = {-1, -1, -1, -1, -1, -1, -1, -1};
 static __thread struct ctx *current;
 
 /* every call that needs the driver initialized and a context current in this thread */
@@ -55,7 +74,8 @@ static __thread struct ctx *current;
     if (rc_) {                                                                                                         \
         pthread_mutex_unlock(&fg_mu);                                                                                  \
         return rc_;                                                                                                    \
-    }
+    }                                                                                                                  \
+    fg_dev = current->dev;
 #define LEAVE(rc)                                                                                                      \
     do {                                                                                                               \
         CUresult r_ = (rc);                                                                                            \
@@ -63,17 +83,75 @@ static __thread struct ctx *current;
         return r_;                                                                                                     \
     } while (0)
 
+/* A context on an EXCLUSIVE_PROCESS device: one process of the launcher at a time holds the device (an abstract
+ * socket named after the launcher and the device, let go when the process ends), unless MPS serves them all. */
+static CUresult claim(int d) {
+    if (compute_mode == 2)
+        return FG_DEVICE_UNAVAILABLE; /* PROHIBITED: no context at all */
+    if (compute_mode != 3 || mps || excl_fd[d] >= 0)
+        return FG_OK;
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    int len = snprintf(a.sun_path + 1, sizeof a.sun_path - 1, "gshmem-fakecuda-%d-%d-excl-%d", (int)getuid(),
+                       (int)getppid(), d);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return FG_OUT_OF_MEMORY;
+    if (bind(fd, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)len))) {
+        close(fd);
+        return FG_DEVICE_UNAVAILABLE; /* another process has a context on it */
+    }
+    excl_fd[d] = fd;
+    return FG_OK;
+}
+
+static int env_int(const char *name, int dflt) {
+    const char *v = getenv(name);
+    return v && *v ? atoi(v) : dflt;
+}
+
 /* ---- the API ---- */
 API CUresult cuInit(unsigned flags) {
     if (flags)
         return FG_INVALID_VALUE;
     pthread_mutex_lock(&fg_mu);
-    const char *vis = getenv("FAKECUDA_HOST_VISIBLE"); /* test programs that read their GPU-heap objects directly */
-    fg_host_visible = vis && *vis == '1';
+    const char *hv = getenv("FAKECUDA_HOST_VISIBLE"); /* test programs that read their GPU-heap objects directly */
+    fg_host_visible = hv && *hv == '1';
+    nphys = env_int("FAKECUDA_DEVICES", 1);
+    nphys = nphys < 1 ? 1 : nphys > MAX_DEV ? MAX_DEV : nphys;
+    /* CUDA_VISIBLE_DEVICES: the ordinals shown, in that order; the list ends at the first that names no device */
+    const char *cv = getenv("CUDA_VISIBLE_DEVICES");
+    nvis = 0;
+    if (!cv) {
+        for (int i = 0; i < nphys; i++)
+            vis[nvis++] = i;
+    } else {
+        for (const char *c = cv; *c && nvis < MAX_DEV;) {
+            char *end;
+            long k = strtol(c, &end, 10);
+            if (end == c || k < 0 || k >= nphys)
+                break;
+            vis[nvis++] = (int)k;
+            c = *end == ',' ? end + 1 : end;
+            if (*end != ',')
+                break;
+        }
+    }
+    const char *cm = getenv("FAKECUDA_COMPUTE_MODE");
+    compute_mode = !cm || !strcmp(cm, "default") ? 0 : !strcmp(cm, "prohibited") ? 2 : 3;
+    mps = env_int("FAKECUDA_MPS", 0) == 1;
+    mps_pct = env_int("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", 100);
+    mps_pct = mps_pct < 1 ? 1 : mps_pct > 100 ? 100 : mps_pct;
+    fg_p2p_setup("FAKECUDA_P2P");
+    for (int i = 0; i < MAX_DEV; i++)
+        primary[i].dev = i;
     inited = 1;
     pthread_mutex_unlock(&fg_mu);
     return FG_OK;
 }
+
+/* a visible ordinal's physical device, -1 when it names none */
+static int phys(CUdevice d) { return d >= 0 && d < nvis ? vis[d] : -1; }
+static void bus_of(int p, char *id, size_t len) { snprintf(id, len, "0000:%02X:00.0", 0x41 + p); }
 
 API CUresult cuDriverGetVersion(int *v) {
     if (!v)
@@ -85,24 +163,24 @@ API CUresult cuDriverGetVersion(int *v) {
 API CUresult cuDeviceGetCount(int *n) {
     if (!inited)
         return FG_NOT_INITIALIZED;
-    *n = 1;
+    *n = nvis;
     return FG_OK;
 }
 
 API CUresult cuDeviceGet(CUdevice *d, int ordinal) {
     if (!inited)
         return FG_NOT_INITIALIZED;
-    if (ordinal != 0)
+    if (phys(ordinal) < 0)
         return FG_INVALID_DEVICE;
-    *d = 0;
+    *d = ordinal;
     return FG_OK;
 }
 
 API CUresult cuDeviceGetName(char *name, int len, CUdevice d) {
     if (!inited)
         return FG_NOT_INITIALIZED;
-    if (d != 0 || len <= 0)
-        return d ? FG_INVALID_DEVICE : FG_INVALID_VALUE;
+    if (phys(d) < 0 || len <= 0)
+        return phys(d) < 0 ? FG_INVALID_DEVICE : FG_INVALID_VALUE;
     snprintf(name, (size_t)len, "gshmem fake CUDA device (testing only)");
     return FG_OK;
 }
@@ -110,38 +188,108 @@ API CUresult cuDeviceGetName(char *name, int len, CUdevice d) {
 API CUresult cuDeviceGetPCIBusId(char *id, int len, CUdevice d) {
     if (!inited)
         return FG_NOT_INITIALIZED;
-    if (d != 0 || len <= 0)
-        return d ? FG_INVALID_DEVICE : FG_INVALID_VALUE;
-    snprintf(id, (size_t)len, "0000:41:00.0"); /* the real driver's form: upper-case hex, as "0000:C1:00.0" */
+    if (phys(d) < 0 || len <= 0)
+        return phys(d) < 0 ? FG_INVALID_DEVICE : FG_INVALID_VALUE;
+    bus_of(phys(d), id, (size_t)len); /* the real driver's form: upper-case hex, as "0000:C1:00.0" */
     return FG_OK;
+}
+
+API CUresult cuDeviceGetByPCIBusId(CUdevice *d, const char *id) {
+    if (!inited)
+        return FG_NOT_INITIALIZED;
+    if (!d || !id)
+        return FG_INVALID_VALUE;
+    for (int i = 0; i < nvis; i++) {
+        char b[32];
+        bus_of(vis[i], b, sizeof b);
+        if (!strcasecmp(b, id)) {
+            *d = i;
+            return FG_OK;
+        }
+    }
+    return FG_INVALID_DEVICE; /* no visible device there */
 }
 
 API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice d) {
     if (!inited)
         return FG_NOT_INITIALIZED;
-    if (d != 0)
+    if (phys(d) < 0)
         return FG_INVALID_DEVICE;
     *bytes = (size_t)16 << 30;
+    return FG_OK;
+}
+
+API CUresult cuDeviceGetAttribute(int *v, int attr, CUdevice d) {
+    if (!inited)
+        return FG_NOT_INITIALIZED;
+    if (phys(d) < 0)
+        return FG_INVALID_DEVICE;
+    if (!v)
+        return FG_INVALID_VALUE;
+    switch (attr) {
+    case 16: *v = SMS; break;          /* CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT */
+    case 20: *v = compute_mode; break; /* CU_DEVICE_ATTRIBUTE_COMPUTE_MODE */
+    case 100:                          /* PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: a discrete GPU */
+    case 101: *v = 0; break;           /* DIRECT_MANAGED_MEM_ACCESS_FROM_HOST */
+    case 133: *v = mps; break;         /* CU_DEVICE_ATTRIBUTE_MPS_ENABLED */
+    default: return FG_INVALID_VALUE;  /* not modelled: a caller that needs more must say so here */
+    }
+    return FG_OK;
+}
+
+/* "0 if device == peerDevice": a device is not its own peer */
+API CUresult cuDeviceCanAccessPeer(int *can, CUdevice d, CUdevice peer) {
+    if (!inited)
+        return FG_NOT_INITIALIZED;
+    if (phys(d) < 0 || phys(peer) < 0)
+        return FG_INVALID_DEVICE;
+    if (!can)
+        return FG_INVALID_VALUE;
+    *can = d != peer && fg_p2p_access(phys(d), phys(peer));
+    return FG_OK;
+}
+
+/* the attributes of a link between two devices (CU_DEVICE_P2P_ATTRIBUTE_*: 1 performance rank, 2 access supported,
+ * 3 native atomics, 4 array access); the same device is CUDA_ERROR_INVALID_DEVICE */
+API CUresult cuDeviceGetP2PAttribute(int *v, int attr, CUdevice a, CUdevice b) {
+    if (!inited)
+        return FG_NOT_INITIALIZED;
+    if (phys(a) < 0 || phys(b) < 0 || a == b)
+        return FG_INVALID_DEVICE;
+    if (!v)
+        return FG_INVALID_VALUE;
+    switch (attr) {
+    case 1: *v = 0; break;
+    case 2:
+    case 4: *v = fg_p2p_access(phys(a), phys(b)); break;
+    case 3: *v = fg_p2p_atomics(phys(a), phys(b)); break;
+    default: return FG_INVALID_VALUE;
+    }
     return FG_OK;
 }
 
 API CUresult cuDevicePrimaryCtxRetain(void **ctx, CUdevice d) {
     if (!inited)
         return FG_NOT_INITIALIZED;
-    if (d != 0)
+    int p = phys(d);
+    if (p < 0)
         return FG_INVALID_DEVICE;
     pthread_mutex_lock(&fg_mu);
-    primary.refs++;
+    CUresult r = primary[p].refs ? FG_OK : claim(p);
+    if (!r)
+        primary[p].refs++;
     pthread_mutex_unlock(&fg_mu);
-    *ctx = &primary;
-    return FG_OK;
+    if (!r)
+        *ctx = &primary[p];
+    return r;
 }
 
 API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) {
-    if (d != 0)
+    int p = phys(d);
+    if (p < 0)
         return FG_INVALID_DEVICE;
     pthread_mutex_lock(&fg_mu);
-    CUresult r = primary.refs > 0 ? (primary.refs--, FG_OK) : FG_INVALID_CONTEXT;
+    CUresult r = primary[p].refs > 0 ? (primary[p].refs--, FG_OK) : FG_INVALID_CONTEXT;
     pthread_mutex_unlock(&fg_mu);
     return r;
 }
@@ -156,7 +304,8 @@ API CUresult cuCtxGetCurrent(void **ctx) {
 API CUresult cuCtxSetCurrent(void *ctx) {
     if (!inited)
         return FG_NOT_INITIALIZED;
-    if (ctx && ((ctx != &primary && ctx != &other) || !((struct ctx *)ctx)->refs))
+    struct ctx *c = ctx;
+    if (c && ((c != &other && (c < primary || c >= primary + MAX_DEV)) || !c->refs))
         return FG_INVALID_CONTEXT;
     current = ctx;
     return FG_OK;
@@ -166,12 +315,14 @@ API CUresult cuCtxSetCurrent(void *ctx) {
 API CUresult cuCtxCreate_v2(void **ctx, unsigned flags, CUdevice d) {
     if (!inited)
         return FG_NOT_INITIALIZED;
-    if (d != 0)
+    int p = phys(d);
+    if (p < 0)
         return FG_INVALID_DEVICE;
     pthread_mutex_lock(&fg_mu);
-    CUresult r = other.refs ? FG_OUT_OF_MEMORY : FG_OK; /* one at a time is all the tests need */
+    CUresult r = other.refs ? FG_OUT_OF_MEMORY : claim(p); /* one at a time is all the tests need */
     if (r == FG_OK) {
         other.refs = 1;
+        other.dev = p;
         current = &other;
         *ctx = &other;
     }
@@ -196,8 +347,25 @@ API CUresult cuCtxGetDevice(CUdevice *d) {
         return FG_NOT_INITIALIZED;
     if (!current)
         return FG_INVALID_CONTEXT;
-    *d = 0;
-    return FG_OK;
+    for (int i = 0; i < nvis; i++)
+        if (vis[i] == current->dev) {
+            *d = i;
+            return FG_OK;
+        }
+    return FG_INVALID_CONTEXT;
+}
+
+/* the SMs the current context may use: under MPS, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE of the device's (type 0,
+ * CU_EXEC_AFFINITY_TYPE_SM_COUNT, the one there is) */
+API CUresult cuCtxGetExecAffinity(int *param, int type) {
+    ENTER();
+    if (!param)
+        LEAVE(FG_INVALID_VALUE);
+    if (type != 0)
+        LEAVE(FG_UNSUPPORTED_EXEC_AFFINITY);
+    param[0] = 0;
+    param[1] = mps ? (SMS * mps_pct + 99) / 100 : SMS;
+    LEAVE(FG_OK);
 }
 
 API CUresult cuStreamCreate(void **s, unsigned flags) {
@@ -380,6 +548,9 @@ static const char *const names[][2] = {
     {"1", "CUDA_ERROR_INVALID_VALUE"},
     {"2", "CUDA_ERROR_OUT_OF_MEMORY"},
     {"3", "CUDA_ERROR_NOT_INITIALIZED"},
+    {"46", "CUDA_ERROR_DEVICE_UNAVAILABLE"},
+    {"217", "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED"},
+    {"224", "CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY"},
     {"101", "CUDA_ERROR_INVALID_DEVICE"},
     {"200", "CUDA_ERROR_INVALID_IMAGE"},
     {"201", "CUDA_ERROR_INVALID_CONTEXT"},

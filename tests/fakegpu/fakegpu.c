@@ -20,6 +20,18 @@ int fg_sticky;
 int fg_host_visible;
 int (*fg_atomic_rule)(const struct fg_range *r, const void *owner);
 static const void *running; /* the owner (context, device) of the stream whose work is running */
+int fg_dev;
+int fg_p2p;
+static int running_dev; /* the device whose queued work runs now (a kernel's) */
+
+void fg_p2p_setup(const char *env_name) {
+    const char *v = getenv(env_name);
+    fg_p2p = !v || !*v || !strcmp(v, "1") ? FG_P2P_ALL : !strcmp(v, "noatomics") ? FG_P2P_NO_ATOMICS : FG_P2P_NONE;
+    if (v && *v && strcmp(v, "1") && strcmp(v, "0") && strcmp(v, "noatomics"))
+        fprintf(stderr, "fakegpu: %s=%s: not 1, 0 or noatomics; taken as 0 (no peer access)\n", env_name, v);
+}
+int fg_p2p_access(int a, int b) { return a == b || fg_p2p != FG_P2P_NONE; }
+int fg_p2p_atomics(int a, int b) { return a == b || fg_p2p == FG_P2P_ALL; }
 
 /* ---- memory ---- */
 #define MAX_RANGES 1024
@@ -36,7 +48,7 @@ struct fg_range *fg_find(const void *p) {
 static struct fg_range *add(char *addr, char *alias, size_t len, int kind, int fd) {
     if (nranges == MAX_RANGES)
         return NULL;
-    ranges[nranges] = (struct fg_range){addr, alias, len, kind, fd, -1, 0};
+    ranges[nranges] = (struct fg_range){addr, alias, len, kind, fd, fg_dev, 0};
     return &ranges[nranges++];
 }
 
@@ -207,6 +219,9 @@ int fg_ipc_open(const unsigned char h[64], const char *magic, void **p) {
         return FG_INVALID_VALUE;
     if (m.pid == (int)getpid())
         return FG_INVALID_CONTEXT; /* a process cannot open its own handles */
+    if (!fg_p2p_access(fg_dev, m.dev))
+        return FG_PEER_ACCESS_UNSUPPORTED; /* (as cuIpcOpenMemHandle says: "peer access is not supported between
+                                            * these two devices") */
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/fd/%d", m.pid, m.fd);
     int fd = open(path, O_RDWR | O_CLOEXEC);
@@ -249,6 +264,7 @@ struct op {
     int byte;
     const struct kern *k;
     unsigned char params[4096];
+    int dev; /* the device that queued it */
     struct event *ev;
     struct op *next;
 };
@@ -304,6 +320,7 @@ static void run_op(struct op *o) {
         break;
     }
     case Q_KERNEL: {
+        running_dev = o->dev;
         int rc = o->k->run(o->k, o->params, (unsigned)o->n, (unsigned)o->dpitch);
         if (rc)
             fg_sticky = rc;
@@ -513,6 +530,14 @@ static int k_amo(const struct kern *k, const unsigned char *p, unsigned grid, un
     unsigned long long *out = (unsigned long long *)fg_xlate(outp, 8, 1);
     if (!a || !out || ((uintptr_t)ptr & (sz - 1)))
         return FG_ILLEGAL_ADDRESS;
+    struct fg_range *r = fg_find(ptr);
+    if (r && !fg_p2p_atomics(running_dev, r->dev)) {
+        fprintf(stderr,
+                "fakegpu: an atomic kernel of device %d on memory of device %d (%p), whose link has no native "
+                "atomics: a real GPU would not do it atomically; the fake stops it\n",
+                running_dev, r->dev, ptr);
+        return FG_ILLEGAL_ADDRESS;
+    }
     int rc = fg_atomic_rule ? fg_atomic_rule(fg_find(ptr), running) : FG_OK;
     if (rc)
         return rc;
@@ -745,6 +770,7 @@ int fg_launch(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsi
     o->k = &f->k;
     o->n = gx;
     o->dpitch = bx;
+    o->dev = fg_dev;
     size_t off = 0; /* the arguments' values are taken now, as the drivers do */
     for (int i = 0; i < f->k.nparams; i++) {
         size_t sz = f->k.size[i];

@@ -26,6 +26,9 @@ enum {
     FG_LAUNCH_FAILED = 719,
     FG_ALREADY_REGISTERED = 712,
     FG_NOT_REGISTERED = 713,
+    FG_DEVICE_UNAVAILABLE = 46,
+    FG_PEER_ACCESS_UNSUPPORTED = 217,
+    FG_UNSUPPORTED_EXEC_AFFINITY = 224,
 };
 
 /* Everything below is called with fg_mu held (each fake's API entry takes it). */
@@ -36,6 +39,21 @@ extern int fg_sticky;
  * coherent APU); set before the first allocation */
 extern int fg_host_visible;
 
+/* ---- several devices: each fake numbers its devices 0.. and sets fg_dev, under fg_mu, to the one the calling
+ * API entry acts on (CUDA: the current context's, HIP: the thread's current device); memory is that device's ---- */
+extern int fg_dev;
+/* What each pair of distinct devices may do with the other's memory, the same for every pair (FAKE*_P2P): peer access
+ * and native atomics (FG_P2P_ALL, the default), peer access without native atomics (FG_P2P_NO_ATOMICS: "noatomics",
+ * as PCIe links mostly are), or neither (FG_P2P_NONE: "0"). With less than all, the fake refuses what the drivers
+ * refuse (an IPC import of another device's memory without peer access: PEER_ACCESS_UNSUPPORTED), and stops what
+ * would silently not be atomic on a real GPU: an atomic kernel on another device's memory fails (ILLEGAL_ADDRESS,
+ * sticky), where a real GPU would split it into a read and a write. */
+enum { FG_P2P_ALL, FG_P2P_NO_ATOMICS, FG_P2P_NONE };
+extern int fg_p2p;
+void fg_p2p_setup(const char *env_name); /* reads the variable (unset, "1": all; "0": none; "noatomics") */
+int fg_p2p_access(int a, int b);         /* device a may map and access device b's memory */
+int fg_p2p_atomics(int a, int b);        /* device a's atomics on device b's memory are native */
+
 /* ---- memory ---- */
 enum { FG_DEVICE = 1, FG_IMPORTED, FG_HOSTALLOC, FG_REGISTERED };
 struct fg_range {
@@ -43,8 +61,8 @@ struct fg_range {
     char *alias; /* device: the same pages, readable and writable; host: addr */
     size_t len;
     int kind, fd;
-    /* what a vendor's fake records about the memory (fakehip: the device it lives on and its coherence kind); -1 and
-     * 0 until it says, and carried by IPC handles to the importer */
+    /* the device it is memory of (device and imported memory), and what a vendor's fake records about it (fakehip:
+     * its coherence kind; 0 until it says); both carried by IPC handles to the importer */
     int dev;
     unsigned attr;
 };
@@ -52,14 +70,14 @@ struct fg_range *fg_find(const void *p);
 /* where the bytes [p, p+n) are for the CPU: device memory through its alias, other memory as is (kernel: only
  * device and page-locked host memory). NULL: an illegal address. */
 char *fg_xlate(const void *p, size_t n, int kernel);
-int fg_mem_alloc(size_t size, void **p);  /* device memory, 2 MiB-aligned */
+int fg_mem_alloc(size_t size, void **p);  /* device memory of fg_dev, 2 MiB-aligned */
 int fg_mem_free(void *p);                 /* the start of a device allocation */
 int fg_host_alloc(size_t size, void **p); /* page-locked host memory */
 int fg_host_free(void *p);
 int fg_host_register(void *p, size_t size);
 int fg_host_unregister(void *p);
 /* IPC: a handle of 64 bytes naming the allocation at p (its start) with the fake's magic (8 bytes with the NUL);
- * opening needs another process, as the drivers require */
+ * opening needs another process, as the drivers require, and peer access from fg_dev to the memory's device */
 int fg_ipc_get(void *p, unsigned char h[64], const char *magic);
 int fg_ipc_open(const unsigned char h[64], const char *magic, void **p);
 int fg_ipc_close(void *p);

@@ -32,7 +32,8 @@
  *  - FAKEHIP_COHERENT=1: an APU (MI300A) whose device memory the CPU reaches at the same addresses (integrated,
  *    pageable memory access); FAKEHIP_COHERENT=claim: a device whose attributes say so but whose memory the CPU
  *    cannot touch (a driver that lies, for the library's touch probe); FAKEHIP_HOST_VISIBLE=1 only lets test
- *    programs read their GPU-heap objects.
+ *    programs read their GPU-heap objects;
+ *  - FAKEHIP_P2P=1|0|noatomics: what every pair of devices may do with the other's memory (tests/fakegpu).
  * It models none of a GPU's speed: nothing measured with it means anything. */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -105,6 +106,7 @@ static void setup(void) {
     s = getenv("HIP_HOST_COHERENT"); /* the runtime's own setting (0 unless set) */
     host_coherent_env = s && atoi(s) == 1;
     fg_atomic_rule = atomic_rule;
+    fg_p2p_setup("FAKEHIP_P2P");
 }
 
 /* the runtime initializes itself on first use; a device must exist; a poisoned device fails every call */
@@ -115,7 +117,8 @@ static void setup(void) {
     if (rc_) {                                                                                                         \
         pthread_mutex_unlock(&fg_mu);                                                                                  \
         return rc_;                                                                                                    \
-    }
+    }                                                                                                                  \
+    fg_dev = current;
 #define LEAVE(rc)                                                                                                      \
     do {                                                                                                               \
         hipError_t r_ = (rc);                                                                                          \
@@ -169,6 +172,39 @@ API hipError_t hipDeviceGetPCIBusId(char *id, int len, int d) {
     if (!id || len <= 0)
         LEAVE(FG_INVALID_VALUE);
     snprintf(id, (size_t)len, "0000:%02X:00.0", 0xc1 + d); /* upper-case hex, as the runtime writes it */
+    LEAVE(FG_OK);
+}
+
+API hipError_t hipDeviceGetByPCIBusId(int *d, const char *id) {
+    ENTER();
+    unsigned bus = 0;
+    if (!d || !id)
+        LEAVE(FG_INVALID_VALUE);
+    if (sscanf(id, "0000:%x:00.0", &bus) != 1 || bus < 0xc1 || (int)(bus - 0xc1) >= ndevices)
+        LEAVE(FG_INVALID_DEVICE);
+    *d = (int)(bus - 0xc1);
+    LEAVE(FG_OK);
+}
+
+/* "Returns 0 if deviceId == peerDeviceId": a device is not its own peer */
+API hipError_t hipDeviceCanAccessPeer(int *can, int d, int peer) {
+    ENTER();
+    if (d < 0 || d >= ndevices || peer < 0 || peer >= ndevices)
+        LEAVE(FG_INVALID_DEVICE);
+    if (!can)
+        LEAVE(FG_INVALID_VALUE);
+    *can = d != peer && fg_p2p_access(d, peer);
+    LEAVE(FG_OK);
+}
+
+/* hipDevP2PAttr: 0 performance rank, 1 access supported, 2 native atomics, 3 array access; one device is no link */
+API hipError_t hipDeviceGetP2PAttribute(int *v, int attr, int a, int b) {
+    ENTER();
+    if (a < 0 || a >= ndevices || b < 0 || b >= ndevices || a == b)
+        LEAVE(FG_INVALID_DEVICE);
+    if (!v || attr < 0 || attr > 3)
+        LEAVE(FG_INVALID_VALUE);
+    *v = attr == 0 ? 0 : attr == 2 ? fg_p2p_atomics(a, b) : fg_p2p_access(a, b);
     LEAVE(FG_OK);
 }
 
@@ -525,6 +561,7 @@ static const struct {
     {200, "hipErrorInvalidImage"},
     {201, "hipErrorInvalidContext"},
     {209, "hipErrorNoBinaryForGpu"},
+    {217, "hipErrorPeerAccessUnsupported"},
     {400, "hipErrorInvalidHandle"},
     {500, "hipErrorNotFound"},
     {600, "hipErrorNotReady"},

@@ -13,8 +13,10 @@
  *    another process must copy that descriptor into itself (pidfd_getfd) and put its own number in the handle;
  *  - kernels are fakegpu's C versions, found by the names the SPIR-V module declares (OpEntryPoint);
  *    FAKEZE_NO_FP64=1 refuses modules that use doubles, as GPUs without fp64 do.
- * Also: FAKEZE_DEVICES=n GPUs (1..4), FAKEZE_NO_BLITTER=1 (no copy-only engine), FAKEZE_NO_IMPORT=1 (no Intel
- * extension to page-lock host memory). Fills take one-byte patterns only (all gshmem uses). It models none of a
+ * Also: FAKEZE_DEVICES=n GPUs (1..4), FAKEZE_P2P=1|0|noatomics (what each pair may do with the other's memory, as
+ * zeDeviceGetP2PProperties says and tests/fakegpu enforces; the error of an import the real driver refuses is not
+ * documented: this one says ZE_RESULT_ERROR_UNKNOWN), FAKEZE_NO_BLITTER=1 (no copy-only engine), FAKEZE_NO_IMPORT=1 (no
+ * Intel extension to page-lock host memory). Fills take one-byte patterns only (all gshmem uses). It models none of a
  * GPU's speed: nothing measured with it means anything. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -80,6 +82,7 @@ API zt_result zeInit(uint32_t flags) {
     pthread_mutex_lock(&fg_mu);
     inited = 1;
     fg_host_visible = env1("FAKEZE_HOST_VISIBLE") || env1("FAKEZE_COHERENT");
+    fg_p2p_setup("FAKEZE_P2P");
     for (int i = 0; i < 4; i++)
         devices[i] = (struct device){DEVICE_MAGIC, i};
     pthread_mutex_unlock(&fg_mu);
@@ -202,6 +205,31 @@ API zt_result zeDeviceGetMemoryAccessProperties(zt_device d, zt_memory_access_pr
     LEAVE(ZT_SUCCESS);
 }
 
+/* peer access and native atomics between two devices (FAKEZE_P2P) */
+API zt_result zeDeviceCanAccessPeer(zt_device d, zt_device peer, uint8_t *can) {
+    ENTER();
+    if (!as_device(d) || !as_device(peer))
+        LEAVE(ZT_ERROR_INVALID_NULL_HANDLE);
+    if (!can)
+        LEAVE(ZT_ERROR_INVALID_NULL_POINTER);
+    *can = (uint8_t)fg_p2p_access(as_device(d)->index, as_device(peer)->index);
+    LEAVE(ZT_SUCCESS);
+}
+
+API zt_result zeDeviceGetP2PProperties(zt_device d, zt_device peer, zt_device_p2p_properties *p) {
+    ENTER();
+    if (!as_device(d) || !as_device(peer))
+        LEAVE(ZT_ERROR_INVALID_NULL_HANDLE);
+    if (!p)
+        LEAVE(ZT_ERROR_INVALID_NULL_POINTER);
+    if (p->stype != ZT_STYPE_DEVICE_P2P_PROPERTIES)
+        LEAVE(ZT_ERROR_INVALID_ENUMERATION);
+    int a = as_device(d)->index, b = as_device(peer)->index;
+    p->flags = (fg_p2p_access(a, b) ? ZT_DEVICE_P2P_PROPERTY_FLAG_ACCESS : 0u) |
+               (fg_p2p_access(a, b) && fg_p2p_atomics(a, b) ? ZT_DEVICE_P2P_PROPERTY_FLAG_ATOMICS : 0u);
+    LEAVE(ZT_SUCCESS);
+}
+
 /* group 0: compute (copies too); group 1: two copy-only engines (the blitter), unless FAKEZE_NO_BLITTER=1 */
 static const zt_queue_group_properties qgroups[2] = {
     {ZT_STYPE_QUEUE_GROUP_PROPERTIES, NULL, ZT_QUEUE_GROUP_COMPUTE | ZT_QUEUE_GROUP_COPY, 128, 1},
@@ -297,6 +325,7 @@ API zt_result zeMemAllocDevice(zt_context c, const zt_device_mem_alloc_desc *des
         LEAVE(ZT_ERROR_UNSUPPORTED_SIZE);
     if (align & (align - 1) || align > (2u << 20))
         LEAVE(ZT_ERROR_UNSUPPORTED_ALIGNMENT);
+    fg_dev = as_device(d)->index;
     LEAVE(zr(fg_mem_alloc(size, p)));
 }
 
@@ -428,6 +457,7 @@ API zt_result zeMemOpenIpcHandle(zt_context c, zt_device d, zt_ipc_handle h, uin
                 (int)fd);
         LEAVE(ZT_ERROR_INVALID_ARGUMENT);
     }
+    fg_dev = as_device(d)->index;
     LEAVE(zr(fg_ipc_open(fgh, IPC_MAGIC, p)));
 }
 
@@ -458,6 +488,7 @@ struct event {
 struct list {
     unsigned magic;
     uint32_t ordinal;
+    int dev;      /* the device it runs on */
     void *stream; /* fakegpu's stream: an immediate list runs in order */
 };
 
@@ -602,6 +633,7 @@ API zt_result zeCommandListCreateImmediate(zt_context c, zt_device d, const zt_q
     }
     l->magic = LIST_MAGIC;
     l->ordinal = q->ordinal;
+    l->dev = as_device(d)->index;
     *out = l;
     LEAVE(ZT_SUCCESS);
 }
@@ -895,6 +927,7 @@ API zt_result zeCommandListAppendLaunchKernel(zt_cmdlist h, zt_kernel kh, const 
     void *params[MAX_ARGS];
     for (int i = 0; i < k->nargs; i++)
         params[i] = k->args[i]; /* fakegpu takes the values now, as the driver does at append */
+    fg_dev = l->dev;
     if ((r = zr(fg_launch(k->fn, g->x, 1, 1, k->group, 1, 1, 0, l->stream, l, params, NULL))) == ZT_SUCCESS)
         r = signal_after(l, ev);
     LEAVE(r);

@@ -78,6 +78,8 @@ static unit_registration unit_registration_instance;
 #endif
 
 /* ---- what the three compilers differ in ---- */
+/* a poll's back-off: it leaves the SM's issue slots to other warps and thins the polling of memory others write; it
+ * does not yield the GPU to another process's kernel (docs/device.md, Several PEs per GPU) */
 SHMEMGI_D void pause() {
 #if defined(GSHMEM_EMULATE_GPU)
     gshmem_emu_yield();
@@ -458,6 +460,10 @@ SHMEMGI_D int amo_fetches(int op) {
            op == SHMEMGI_AMO_FETCH_OR || op == SHMEMGI_AMO_FETCH_XOR;
 }
 
+/* whether this PE's atomics on pe's mapped GPU memory may be its GPU's own: the same GPU, or native atomics over the
+ * link (state.h's peer_amo); else they go to the proxy, whose host path has pe apply them */
+SHMEMGI_D bool peer_native_amo(int pe) { return st().peer_amo[pe]; }
+
 /* an atomic on pe's copy of dest; fetch (nbi fetching forms) receives the old value, else it is returned */
 SHMEMGI_D uint64_t amo(int ctx, int op, void *dest, uint64_t v, uint64_t c, int size, int pe, void *fetch,
                        const char *fn) {
@@ -469,11 +475,12 @@ SHMEMGI_D uint64_t amo(int ctx, int op, void *dest, uint64_t v, uint64_t c, int 
         uint64_t off;
         seg_of(fetch, (size_t)size, &off, fn, wpe);
     }
-    /* A mapped peer's object is updated by this thread's system-scope atomic, always: through the proxy the host
-     * would have to launch a kernel for it (the CPU cannot reach a discrete GPU's memory), which needs a free SM
-     * and never gets one while the calling kernel holds them all and waits for the answer. */
+    /* A mapped peer's object is updated by this thread's system-scope atomic whenever its GPU may (the same GPU, or
+     * native atomics over the link): through the proxy the host would have to launch a kernel for it (the CPU cannot
+     * reach a discrete GPU's memory), which needs a free SM and never gets one while the calling kernel holds them
+     * all and waits for the answer. Without native atomics the proxy has the owner apply it (over the network). */
     char *p = mapped_addr(dest, (size_t)size, wpe, fn);
-    if (p) {
+    if (p && peer_native_amo(wpe)) {
         uint64_t old = amo_direct(p, op, v, c, size);
         if (fetch) {
             if (size == 4)
@@ -507,7 +514,7 @@ SHMEMGI_D void put_signal(const G &g, int ctx, void *dest, const void *src, size
     uint64_t off;
     seg_of(src, n, &off, fn, wpe);
     char *ps = mapped_addr(sig, 8, wpe, fn);
-    if (ps) { /* the signal is this thread's atomic, as any atomic on a mapped peer (see amo) */
+    if (ps && peer_native_amo(wpe)) { /* the signal is this thread's atomic, as any atomic on such a peer (amo) */
         char *p = peer_addr(dest, n, wpe, fn);
         if (p)
             copy_range(p, src, n, rank, size);

@@ -138,6 +138,10 @@ struct shmemgi_dstate {
     uint64_t *sync;
     uint64_t *epoch;
     uint64_t coll_half; /* the size of each half of a team's scratch */
+    /* device memory, [n_pes]: 1 where this PE's GPU may update that PE's mapped GPU memory with its own atomics (the
+     * same GPU, or native atomics over the link); 0: atomics and signals to it go through the proxy, whose host path
+     * has that PE apply them (without native P2P atomics a GPU's atomic on a peer's memory is not atomic) */
+    const uint8_t *peer_amo;
 };
 #define SHMEMGI_COLL_HALF ((size_t)64 << 10)
 

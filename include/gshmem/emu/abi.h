@@ -50,6 +50,11 @@ void gshmem_emu_yield(void);
 void *gshmem_emu_dyn_shared(void);
 /* Ends the job from inside a kernel (a trap), naming what happened */
 void gshmem_emu_trap(const char *what) __attribute__((noreturn));
+/* Non-zero while this PE's emulated GPU may not update some other GPU's memory atomically (SHMEM_TEST_GPU_P2P=
+ * noatomics): system-scope atomics then pass their address to gshmem_emu_peer_atomic first, which ends the job on
+ * such memory, since over such a link a real GPU's atomic would not be atomic */
+extern int gshmem_emu_atomics_checked;
+void gshmem_emu_peer_atomic(const void *p);
 
 /* The runtime calls programs make (cudaError_t values back) */
 enum { GSHMEM_EMU_MEM_DEVICE, GSHMEM_EMU_MEM_HOST, GSHMEM_EMU_MEM_MANAGED };

@@ -406,6 +406,11 @@ template <class T, class F> inline T cas_loop(T *p, F f) {
     }
     return old;
 }
+/* before a system-scope atomic: the emulated link to the memory's GPU may lack native atomics (abi.h) */
+inline void sys(const void *p) {
+    if (__builtin_expect(gshmem_emu_atomics_checked, 0))
+        gshmem_emu_peer_atomic(p);
+}
 template <class T> inline T fp_add(T *p, T v) {
     static_assert(sizeof(T) == 4 || sizeof(T) == 8, "");
     typedef typename std::conditional<sizeof(T) == 4, uint32_t, uint64_t>::type U;
@@ -439,16 +444,16 @@ template <class T> inline T fp_add(T *p, T v) {
             gshmem_emu_yield();                                                                                        \
         return old;                                                                                                    \
     }                                                                                                                  \
-    inline T atomicAdd_system(T *p, T v) { return atomicAdd(p, v); }                                                   \
+    inline T atomicAdd_system(T *p, T v) { return gshmem_emu::sys(p), atomicAdd(p, v); }                               \
     inline T atomicAdd_block(T *p, T v) { return atomicAdd(p, v); }                                                    \
-    inline T atomicSub_system(T *p, T v) { return atomicSub(p, v); }                                                   \
-    inline T atomicAnd_system(T *p, T v) { return atomicAnd(p, v); }                                                   \
-    inline T atomicOr_system(T *p, T v) { return atomicOr(p, v); }                                                     \
-    inline T atomicXor_system(T *p, T v) { return atomicXor(p, v); }                                                   \
-    inline T atomicExch_system(T *p, T v) { return atomicExch(p, v); }                                                 \
-    inline T atomicMin_system(T *p, T v) { return atomicMin(p, v); }                                                   \
-    inline T atomicMax_system(T *p, T v) { return atomicMax(p, v); }                                                   \
-    inline T atomicCAS_system(T *p, T c, T v) { return atomicCAS(p, c, v); }                                           \
+    inline T atomicSub_system(T *p, T v) { return gshmem_emu::sys(p), atomicSub(p, v); }                               \
+    inline T atomicAnd_system(T *p, T v) { return gshmem_emu::sys(p), atomicAnd(p, v); }                               \
+    inline T atomicOr_system(T *p, T v) { return gshmem_emu::sys(p), atomicOr(p, v); }                                 \
+    inline T atomicXor_system(T *p, T v) { return gshmem_emu::sys(p), atomicXor(p, v); }                               \
+    inline T atomicExch_system(T *p, T v) { return gshmem_emu::sys(p), atomicExch(p, v); }                             \
+    inline T atomicMin_system(T *p, T v) { return gshmem_emu::sys(p), atomicMin(p, v); }                               \
+    inline T atomicMax_system(T *p, T v) { return gshmem_emu::sys(p), atomicMax(p, v); }                               \
+    inline T atomicCAS_system(T *p, T c, T v) { return gshmem_emu::sys(p), atomicCAS(p, c, v); }                       \
     inline T atomicCAS_block(T *p, T c, T v) { return atomicCAS(p, c, v); }
 GSHMEM_EMU_INT_ATOMICS(int)
 GSHMEM_EMU_INT_ATOMICS(unsigned int)
@@ -463,8 +468,8 @@ inline unsigned short atomicCAS(unsigned short *p, unsigned short c, unsigned sh
 }
 inline float atomicAdd(float *p, float v) { return gshmem_emu::fp_add(p, v); }
 inline double atomicAdd(double *p, double v) { return gshmem_emu::fp_add(p, v); }
-inline float atomicAdd_system(float *p, float v) { return gshmem_emu::fp_add(p, v); }
-inline double atomicAdd_system(double *p, double v) { return gshmem_emu::fp_add(p, v); }
+inline float atomicAdd_system(float *p, float v) { return gshmem_emu::sys(p), gshmem_emu::fp_add(p, v); }
+inline double atomicAdd_system(double *p, double v) { return gshmem_emu::sys(p), gshmem_emu::fp_add(p, v); }
 inline float atomicExch(float *p, float v) {
     float old;
     __atomic_exchange(p, &v, &old, __ATOMIC_SEQ_CST);

@@ -58,6 +58,15 @@ void shmemi_emu_fatal(const char *what, const char *fmt, ...) {
 
 void gshmem_emu_trap(const char *what) { shmemi_emu_fatal("a kernel", "%s", what ? what : "__trap()"); }
 
+void gshmem_emu_peer_atomic(const void *p) {
+    if (!shmemi_gtl_emu_native_amo(p))
+        shmemi_emu_fatal("a kernel",
+                         "a system-scope atomic on %p, memory of another PE's GPU linked to this PE's without native "
+                         "atomics (SHMEM_TEST_GPU_P2P=noatomics): on such a link a GPU's atomic is not atomic; the "
+                         "device library sends those through the proxy",
+                         p);
+}
+
 int gshmem_emu_program(int abi) {
     if (abi != GSHMEM_EMU_ABI_VERSION)
         shmemi_emu_fatal("start-up",

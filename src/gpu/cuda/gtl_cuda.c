@@ -31,6 +31,22 @@ typedef struct {
 #define CU_MEMHOSTALLOC_DEVICEMAP 2
 #define CU_MEMHOSTREGISTER_PORTABLE 1
 #define CU_MEMORYTYPE_UNIFIED 4
+#define CUDA_ERROR_DEVICE_UNAVAILABLE 46
+#define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_MODE 20
+#define CU_COMPUTEMODE_PROHIBITED 2
+#define CU_COMPUTEMODE_EXCLUSIVE_PROCESS 3
+#define CU_DEVICE_ATTRIBUTE_MPS_ENABLED 133 /* CUDA 12.3 on; older drivers refuse the attribute: not known */
+#define CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED 3
+#define CU_EXEC_AFFINITY_TYPE_SM_COUNT 0
+typedef struct {
+    int type;
+    union {
+        struct {
+            unsigned val;
+        } smCount;
+    } param;
+} CUexecAffinityParam;
 typedef struct {
     size_t srcXInBytes, srcY;
     int srcMemoryType;
@@ -56,6 +72,10 @@ typedef struct {
     X("cuDeviceGetName", (char *, int, CUdevice), device_name)                                                         \
     X("cuDeviceGetPCIBusId", (char *, int, CUdevice), device_busid)                                                    \
     X("cuDeviceTotalMem_v2", (size_t *, CUdevice), device_mem)                                                         \
+    X("cuDeviceGetAttribute", (int *, int, CUdevice), device_attr)                                                     \
+    X("cuDeviceGetByPCIBusId", (CUdevice *, const char *), device_by_busid)                                            \
+    X("cuDeviceCanAccessPeer", (int *, CUdevice, CUdevice), can_access_peer)                                           \
+    X("cuDeviceGetP2PAttribute", (int *, int, CUdevice, CUdevice), p2p_attr)                                           \
     X("cuCtxGetCurrent", (CUcontext *), ctx_get_current)                                                               \
     X("cuCtxSetCurrent", (CUcontext), ctx_set_current)                                                                 \
     X("cuCtxGetDevice", (CUdevice *), ctx_get_device)                                                                  \
@@ -214,9 +234,24 @@ static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, cha
     if (cu.ctx_get_current(&cur) == CUDA_SUCCESS && cur && cu.ctx_get_device(&dev) == CUDA_SUCCESS) {
         ctx = cur;
     } else {
-        int want = shmemi_gtl_pick_busid(n, busid, local_rank, nlocal);
+        int want = shmemi_gtl_pick_busid(n, busid, local_rank, nlocal), mode = 0;
         if ((r = cu.device_get(&dev, want)) != CUDA_SUCCESS || (r = cu.primary_retain(&ctx, dev)) != CUDA_SUCCESS) {
-            snprintf(why, whylen, "cannot open device %d: %s", want, errstr(r));
+            /* a device only one process may use (or none): say which mode, and what lets several PEs share it */
+            if (cu.device_attr(&mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, dev) == CUDA_SUCCESS &&
+                mode == CU_COMPUTEMODE_EXCLUSIVE_PROCESS)
+                snprintf(why, whylen,
+                         "cannot open device %d: %s: it is in EXCLUSIVE_PROCESS compute mode and another process has "
+                         "it (%d PEs on this node, %d GPU%s); start MPS (nvidia-cuda-mps-control -d), under which "
+                         "processes may share such a GPU, or set the compute mode to DEFAULT (nvidia-smi -c DEFAULT), "
+                         "or run at most one PE per GPU",
+                         want, errstr(r), nlocal, n, n == 1 ? "" : "s");
+            else if (mode == CU_COMPUTEMODE_PROHIBITED)
+                snprintf(why, whylen,
+                         "cannot open device %d: %s: it is in PROHIBITED compute mode (no process may use it); set "
+                         "the compute mode to DEFAULT (nvidia-smi -c DEFAULT) or hide it (CUDA_VISIBLE_DEVICES)",
+                         want, errstr(r));
+            else
+                snprintf(why, whylen, "cannot open device %d: %s", want, errstr(r));
             unload();
             return -1;
         }
@@ -304,11 +339,52 @@ static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, cha
 #define CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES 100
 #define CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST 101
 static int cuda_coherent(void) {
-    CUresult (*attr)(int *, int, CUdevice) = NULL;
-    *(void **)&attr = lib ? dlsym(lib, "cuDeviceGetAttribute") : NULL;
     int a = 0, b = 0;
-    return attr && attr(&a, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, dev) == CUDA_SUCCESS &&
-           attr(&b, CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST, dev) == CUDA_SUCCESS && a == 1 && b == 1;
+    return lib &&
+           cu.device_attr(&a, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, dev) == CUDA_SUCCESS &&
+           cu.device_attr(&b, CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST, dev) == CUDA_SUCCESS && a == 1 &&
+           b == 1;
+}
+
+/* ---- the node's other GPUs, and other processes on this one ---- */
+static int cuda_busid(int i, char *id, size_t len) {
+    if (!lib)
+        return -1;
+    if (i < 0)
+        return cu.device_busid(id, (int)len, dev) != CUDA_SUCCESS;
+    int n = 0;
+    return cu.device_count(&n) != CUDA_SUCCESS || i >= n || busid(i, id, (int)len);
+}
+
+/* Peer access as cuDeviceCanAccessPeer says, native atomics as the link's attribute says (NVLink has them, PCIe
+ * mostly not); a device the driver does not find by bus id is hidden from this process (CUDA_VISIBLE_DEVICES). */
+static int cuda_p2p(const char *from, const char *to) {
+    CUdevice a, b;
+    int can = 0, atom = 0;
+    if (!lib || cu.device_by_busid(&a, from) != CUDA_SUCCESS || cu.device_by_busid(&b, to) != CUDA_SUCCESS)
+        return -1;
+    if (a == b)
+        return GTL_P2P_ACCESS | GTL_P2P_ATOMICS;
+    if (cu.can_access_peer(&can, a, b) != CUDA_SUCCESS || !can)
+        return 0;
+    if (cu.p2p_attr(&atom, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, a, b) != CUDA_SUCCESS)
+        atom = 0;
+    return GTL_P2P_ACCESS | (atom ? GTL_P2P_ATOMICS : 0);
+}
+
+/* MPS from the device's attribute (drivers before 12.3 do not say); this process's SMs from the context's execution
+ * affinity (CUDA 11.4 on, looked up on its own), which MPS's CUDA_MPS_ACTIVE_THREAD_PERCENTAGE limits */
+static int cuda_share(struct gtl_share *sh) {
+    int mps = 0, sms = 0;
+    sh->mps = cu.device_attr(&mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, dev) == CUDA_SUCCESS ? mps != 0 : -1;
+    sh->sms = cu.device_attr(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev) == CUDA_SUCCESS ? sms : 0;
+    sh->sms_mine = 0;
+    CUresult (*affinity)(CUexecAffinityParam *, int) = NULL;
+    *(void **)&affinity = dlsym(lib, "cuCtxGetExecAffinity");
+    CUexecAffinityParam p = {0};
+    if (affinity && !use_ctx() && affinity(&p, CU_EXEC_AFFINITY_TYPE_SM_COUNT) == CUDA_SUCCESS)
+        sh->sms_mine = (int)p.param.smCount.val;
+    return 0;
 }
 
 static void cuda_fini(void) {
@@ -487,6 +563,7 @@ ENTRY(int, cuda_host_register, (void *p, size_t size), (p, size))
 ENTRY(int, cuda_host_unregister, (void *p), (p))
 ENTRY(int, cuda_host_alloc_sz, (size_t size, void **ptr), (size, ptr))
 ENTRY_VOID(cuda_host_free, (void *ptr), (ptr))
+ENTRY(int, cuda_share, (struct gtl_share * sh), (sh))
 
 const struct gtl_backend shmemi_gtl_cuda = {
     .name = "cuda",
@@ -513,4 +590,7 @@ const struct gtl_backend shmemi_gtl_cuda = {
     .host_alloc = cuda_host_alloc_sz_e,
     .host_free = cuda_host_free_e,
     .coherent = cuda_coherent,
+    .busid = cuda_busid,
+    .p2p = cuda_p2p,
+    .share = cuda_share_e,
 };

@@ -23,12 +23,18 @@ static struct emu_range {
     char *alias; /* the same pages, readable and writable: only this file uses it */
     size_t len;
     int own;
+    int gpu;       /* the emulated GPU it is memory of (SHMEM_TEST_GPU_P2P) */
     char name[96]; /* own ranges until every peer has imported them */
 } ranges[MAX_RANGES];
+/* SHMEM_TEST_GPU_P2P: one emulated GPU per PE of the node (this PE's is my_gpu, of ngpus), and what links them */
+enum { LINKS_SHARED, LINKS_ALL, LINKS_NOATOMICS, LINKS_NONE };
+static int links, my_gpu, ngpus = 1;
 static int nranges, seq;
 static int host_visible; /* SHMEM_GPU=emulate-visible, or a program whose kernels run on the CPU (src/device/emu) */
 static int coherent;     /* SHMEM_GPU=emulate-coherent: an APU, whose GPU memory the CPU reaches like host memory */
 int shmemi_gtl_emu_kernels;
+/* (abi.h: the emulated kernels' system-scope atomics ask first while this is set) */
+__attribute__((visibility("default"))) int gshmem_emu_atomics_checked;
 static int emu_lock;
 
 static void lock(void) { shmemi_spin_lock(&emu_lock); }
@@ -55,8 +61,19 @@ static char *xlate(const void *p, size_t n) {
 }
 
 static int emu_init(int local_rank, int nlocal, char *desc, size_t desclen, char *why, size_t whylen) {
-    (void)why;
-    (void)whylen;
+    const char *l = shmemi_env.test_gpu_p2p;
+    links = !*l                       ? LINKS_SHARED
+            : !strcmp(l, "all")       ? LINKS_ALL
+            : !strcmp(l, "noatomics") ? LINKS_NOATOMICS
+            : !strcmp(l, "none")      ? LINKS_NONE
+                                      : -1;
+    if (links < 0) {
+        snprintf(why, whylen, "SHMEM_TEST_GPU_P2P=%s: not one of all, noatomics, none (or empty)", l);
+        return -1;
+    }
+    my_gpu = links == LINKS_SHARED ? 0 : local_rank;
+    ngpus = links == LINKS_SHARED ? 1 : nlocal;
+    gshmem_emu_atomics_checked = links == LINKS_NOATOMICS;
     coherent = !strcmp(shmemi_env.gpu, "emulate-coherent");
     host_visible = !strcmp(shmemi_env.gpu, "emulate-visible") || shmemi_gtl_emu_kernels || coherent;
     snprintf(desc, desclen, "emulated GPU in host shared memory (testing only%s), shared by %d PE%s of this node",
@@ -65,11 +82,43 @@ static int emu_init(int local_rank, int nlocal, char *desc, size_t desclen, char
              : host_visible         ? "; the CPU may touch it"
                                     : "",
              nlocal, nlocal == 1 ? "" : "s");
-    (void)local_rank;
     return 0;
 }
 
 static int emu_coherent(void) { return coherent; }
+
+/* whether this PE's emulated GPU may update memory of GPU g atomically (as the real link would) */
+static int atomics_to(int g) { return g == my_gpu || links == LINKS_SHARED || links == LINKS_ALL; }
+
+static int emu_busid(int i, char *id, size_t len) {
+    if (i >= ngpus)
+        return -1;
+    snprintf(id, len, "0000:%02x:00.0", 0xe0 + (i < 0 ? my_gpu : i) % 32);
+    return 0;
+}
+
+static int emu_p2p(const char *from, const char *to) {
+    unsigned a = 0, b = 0;
+    if (sscanf(from, "0000:%x:00.0", &a) != 1 || sscanf(to, "0000:%x:00.0", &b) != 1 || a < 0xe0 || b < 0xe0 ||
+        (int)(a - 0xe0) >= ngpus || (int)(b - 0xe0) >= ngpus)
+        return -1;
+    if (a == b || links == LINKS_ALL || links == LINKS_SHARED)
+        return GTL_P2P_ACCESS | GTL_P2P_ATOMICS;
+    return links == LINKS_NOATOMICS ? GTL_P2P_ACCESS : 0;
+}
+
+static int emu_share(struct gtl_share *sh) {
+    *sh = (struct gtl_share){-1, 0, 0}; /* PEs' kernels run as CPU threads at once: no GPU's sharing to tell */
+    return 0;
+}
+
+int shmemi_gtl_emu_native_amo(const void *p) {
+    lock();
+    struct emu_range *r = find(p);
+    int ok = !r || atomics_to(r->gpu);
+    unlock();
+    return ok;
+}
 
 /* Host ranges registered (host_register): the emulated GPU needs no pinning, but it checks what a real driver
  * requires: page-aligned ranges, each unregistered once, while still mapped, and none left at finalize. */
@@ -81,6 +130,7 @@ static struct {
 static int npinned;
 
 static void emu_fini(void) {
+    gshmem_emu_atomics_checked = 0;
     if (npinned)
         shmemi_fatal("shmem_finalize (emulated GPU)",
                      "%d host range(s) registered with the GPU are still registered at finalize (the first at %p, "
@@ -182,6 +232,7 @@ static int emu_alloc(size_t size, void **ptr) {
     }
     close(fd);
     r->own = 1;
+    r->gpu = my_gpu;
     *ptr = r->dev;
     return 0;
 }
@@ -232,6 +283,7 @@ int shmemi_gtl_emu_user_alloc(size_t size, void **ptr) {
     lock();
     r->dev = r->alias = m;
     r->len = len;
+    r->gpu = my_gpu;
     unlock();
     *ptr = m;
     return 0;
@@ -256,19 +308,23 @@ static int emu_ipc_export(void *base, size_t size, struct gtl_ipc *h) {
     (void)size;
     lock();
     struct emu_range *r = find(base);
-    int ok = r && r->own && r->name[0] && strlen(r->name) < sizeof h->bytes;
-    if (ok) {
+    int ok = r && r->own && r->name[0] && strlen(r->name) < sizeof h->bytes - 1;
+    if (ok) { /* the name, then the GPU it is memory of in the last byte */
         memset(h, 0, sizeof *h);
         memcpy(h->bytes, r->name, strlen(r->name));
+        h->bytes[sizeof h->bytes - 1] = (unsigned char)r->gpu;
     }
     unlock();
     return ok ? 0 : -1;
 }
 
 static int emu_ipc_import(const struct gtl_ipc *h, size_t size, void **ptr) {
-    char name[GTL_IPC_SIZE + 1];
-    memcpy(name, h->bytes, GTL_IPC_SIZE);
-    name[GTL_IPC_SIZE] = '\0';
+    char name[GTL_IPC_SIZE];
+    memcpy(name, h->bytes, GTL_IPC_SIZE - 1);
+    name[GTL_IPC_SIZE - 1] = '\0';
+    int gpu = h->bytes[GTL_IPC_SIZE - 1];
+    if (gpu != my_gpu && links == LINKS_NONE)
+        return -1; /* no peer access between the two GPUs: the driver cannot map it (CUDA: PEER_ACCESS_UNSUPPORTED) */
     size_t len = (size + 4095) & ~(size_t)4095;
     int fd = shm_open(name, O_RDWR, 0);
     if (fd < 0)
@@ -281,6 +337,7 @@ static int emu_ipc_import(const struct gtl_ipc *h, size_t size, void **ptr) {
             drop_range(r);
         return -1;
     }
+    r->gpu = gpu;
     *ptr = r->dev;
     return 0;
 }
@@ -406,9 +463,9 @@ static int emu_memset(void *dst, int byte, size_t n) {
 static int emu_amo(void *p, int op, uint64_t value, uint64_t cond, size_t size, uint64_t *old) {
     lock();
     struct emu_range *r = find(p);
-    char *a = r ? r->alias + ((char *)p - r->dev) : NULL;
+    char *a = r && atomics_to(r->gpu) ? r->alias + ((char *)p - r->dev) : NULL;
     unlock();
-    if (!a)
+    if (!a) /* (also: another GPU's memory over a link without native atomics, where it would not be atomic) */
         return -1;
     lib_kernel_begin("an atomic on GPU memory");
     *old = shmemi_amo_cpu(a, op, value, cond, size);
@@ -458,4 +515,7 @@ const struct gtl_backend shmemi_gtl_emu = {
     .host_alloc = emu_host_alloc,
     .host_free = emu_host_free,
     .coherent = emu_coherent,
+    .busid = emu_busid,
+    .p2p = emu_p2p,
+    .share = emu_share,
 };

@@ -41,6 +41,7 @@ typedef struct {
 #define hipHostRegisterMapped 2
 #define hipDeviceAttributeIntegrated 16
 #define hipDeviceAttributePageableMemoryAccess 65
+#define hipDevP2PAttrNativeAtomicSupported 2 /* (HIP numbers these from 0, CUDA from 1) */
 /* hipMemoryTypeDevice: 1 up to ROCm 5, 2 from ROCm 6 (which put hipMemoryTypeUnregistered first) */
 #define HIP_MEMTYPE_DEVICE(version) ((version) >= 60000000 ? 2 : 1)
 /* hipIpcMemLazyEnablePeerAccess: 0 up to ROCm 5, 0x01 from ROCm 6; hipIpcOpenMemHandle refuses any flags but the
@@ -58,6 +59,9 @@ typedef struct {
     X("hipDeviceGetName", (char *, int, hipDevice_t), device_name)                                                     \
     X("hipDeviceTotalMem", (size_t *, hipDevice_t), device_mem)                                                        \
     X("hipDeviceGetAttribute", (int *, int, int), device_attr)                                                         \
+    X("hipDeviceGetByPCIBusId", (int *, const char *), device_by_busid)                                                \
+    X("hipDeviceCanAccessPeer", (int *, int, int), can_access_peer)                                                    \
+    X("hipDeviceGetP2PAttribute", (int *, int, int, int), p2p_attr)                                                    \
     X("hipStreamCreateWithFlags", (hipStream_t *, unsigned), stream_create)                                            \
     X("hipStreamDestroy", (hipStream_t), stream_destroy)                                                               \
     X("hipStreamSynchronize", (hipStream_t), stream_sync)                                                              \
@@ -463,6 +467,34 @@ ENTRY_VOID(hip_host_free, (void *ptr), (ptr))
 
 /* hip_init makes the chosen device current in the initializing thread and leaves it so (as the CUDA backend leaves
  * its context): a program that set none expects the device gshmem opened. */
+/* ---- the node's other GPUs: peer access as hipDeviceCanAccessPeer says, native atomics as the link's attribute
+ * says (xGMI has them, PCIe mostly not); a device not found by bus id is hidden from this process (HIP_VISIBLE_DEVICES,
+ * ROCR_VISIBLE_DEVICES) ---- */
+static int hip_busid(int i, char *id, size_t len) {
+    if (!lib)
+        return -1;
+    return i < 0 ? busid(dev, id, (int)len) : i >= ndev ? -1 : busid(i, id, (int)len);
+}
+
+static int hip_p2p(const char *from, const char *to) {
+    int a, b, can = 0, atom = 0;
+    if (!lib || hip.device_by_busid(&a, from) != hipSuccess || hip.device_by_busid(&b, to) != hipSuccess)
+        return -1;
+    if (a == b)
+        return GTL_P2P_ACCESS | GTL_P2P_ATOMICS;
+    if (hip.can_access_peer(&can, a, b) != hipSuccess || !can)
+        return 0;
+    if (hip.p2p_attr(&atom, hipDevP2PAttrNativeAtomicSupported, a, b) != hipSuccess)
+        atom = 0;
+    return GTL_P2P_ACCESS | (atom ? GTL_P2P_ATOMICS : 0);
+}
+
+/* the HIP runtime does not say how the GPU is shared between processes, nor what share each has */
+static int hip_share(struct gtl_share *sh) {
+    *sh = (struct gtl_share){-1, 0, 0};
+    return 0;
+}
+
 const struct gtl_backend shmemi_gtl_hip = {
     .name = "hip",
     .net_iface = 2, /* FI_HMEM_ROCR */
@@ -488,4 +520,7 @@ const struct gtl_backend shmemi_gtl_hip = {
     .host_alloc = hip_host_alloc_sz_e,
     .host_free = hip_host_free_e,
     .coherent = hip_coherent,
+    .busid = hip_busid,
+    .p2p = hip_p2p,
+    .share = hip_share,
 };

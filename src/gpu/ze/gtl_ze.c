@@ -156,6 +156,9 @@ static int has_extension(zt_driver d, const char *name) {
 
 /* The first driver with a GPU, and its GPUs (at most max). 0 when none. */
 #define MAX_DEV 64
+static zt_device zdevs[MAX_DEV]; /* the GPUs, and their PCI addresses (or names by order), for peer queries */
+static char zbus[MAX_DEV][32];
+static uint32_t zn;
 static uint32_t gpus(zt_device *devs, uint32_t max) {
     uint32_t nd = 0;
     if (ze.driver_get(&nd, NULL) != ZT_SUCCESS || !nd)
@@ -298,19 +301,23 @@ static int ze_init(int local_rank, int nlocal, char *desc, size_t desclen, char 
         return -1;
     }
     /* the device nearest this PE's cores when the driver gives PCI addresses, else round robin */
-    char bus[MAX_DEV][16];
+    char(*bus)[32] = zbus;
     const char *busid[MAX_DEV];
     int have_pci = has_extension(drv, ZT_PCI_PROPERTIES_EXT_NAME) &&
                    (*(void **)&ze.pci_props = dlsym(lib, "zeDevicePciGetPropertiesExt")) != NULL;
     for (uint32_t i = 0; i < n; i++) {
         zt_pci_ext_properties p = {.stype = ZT_STYPE_PCI_EXT_PROPERTIES};
         busid[i] = NULL;
+        zdevs[i] = devs[i];
+        /* without PCI addresses the driver's order names the device (the same in every process of the node) */
+        snprintf(bus[i], sizeof bus[i], "ze-gpu-%u", i);
         if (have_pci && ze.pci_props(devs[i], &p) == ZT_SUCCESS) {
             snprintf(bus[i], sizeof bus[i], "%04x:%02x:%02x.%x", p.domain & 0xffff, p.bus & 0xff, p.device & 0x1f,
                      p.function & 7);
             busid[i] = bus[i];
         }
     }
+    zn = n;
     dev_index = shmemi_gtl_pick_device((int)n, have_pci ? busid : NULL, local_rank, nlocal);
     dev = devs[dev_index];
     zt_context_desc cd = {.stype = ZT_STYPE_CONTEXT_DESC};
@@ -673,6 +680,42 @@ static int ze_net_addr(void *base, void **addr, int *device) {
 
 static int ze_coherent(void) { return coherent; }
 
+/* ---- the node's other GPUs: peer access and atomics as zeDeviceGetP2PProperties says (access also needs
+ * zeDeviceCanAccessPeer); a device not among this process's is hidden from it (ZE_AFFINITY_MASK) ---- */
+static int ze_busid(int i, char *id, size_t len) {
+    if (!lib || i >= (int)zn)
+        return -1;
+    snprintf(id, len, "%s", zbus[i < 0 ? dev_index : i]);
+    return 0;
+}
+
+static int ze_find(const char *id) {
+    for (uint32_t i = 0; i < zn; i++)
+        if (!strcmp(zbus[i], id))
+            return (int)i;
+    return -1;
+}
+
+static int ze_p2p(const char *from, const char *to) {
+    int a = ze_find(from), b = ze_find(to);
+    uint8_t can = 0;
+    zt_device_p2p_properties p = {.stype = ZT_STYPE_DEVICE_P2P_PROPERTIES};
+    if (a < 0 || b < 0)
+        return -1;
+    if (a == b)
+        return GTL_P2P_ACCESS | GTL_P2P_ATOMICS;
+    if (ze.can_access_peer(zdevs[a], zdevs[b], &can) != ZT_SUCCESS || !can ||
+        ze.p2p_props(zdevs[a], zdevs[b], &p) != ZT_SUCCESS || !(p.flags & ZT_DEVICE_P2P_PROPERTY_FLAG_ACCESS))
+        return 0;
+    return GTL_P2P_ACCESS | (p.flags & ZT_DEVICE_P2P_PROPERTY_FLAG_ATOMICS ? GTL_P2P_ATOMICS : 0);
+}
+
+/* Level Zero does not say how the GPU is shared between processes, nor what share each has */
+static int ze_share(struct gtl_share *sh) {
+    *sh = (struct gtl_share){-1, 0, 0};
+    return 0;
+}
+
 const struct gtl_backend shmemi_gtl_ze = {
     .name = "ze",
     .net_iface = 3, /* FI_HMEM_ZE */
@@ -698,4 +741,7 @@ const struct gtl_backend shmemi_gtl_ze = {
     .host_alloc = ze_host_alloc,
     .host_free = ze_host_free,
     .coherent = ze_coherent,
+    .busid = ze_busid,
+    .p2p = ze_p2p,
+    .share = ze_share,
 };

@@ -60,6 +60,7 @@ typedef void *zt_driver, *zt_device, *zt_context, *zt_cmdlist, *zt_pool, *zt_eve
 #define ZT_STYPE_QUEUE_GROUP_PROPERTIES 0x6
 #define ZT_STYPE_DEVICE_MEMORY_PROPERTIES 0x7
 #define ZT_STYPE_MEMORY_ACCESS_PROPERTIES 0x8
+#define ZT_STYPE_DEVICE_P2P_PROPERTIES 0xb
 #define ZT_STYPE_CONTEXT_DESC 0xd
 #define ZT_STYPE_QUEUE_DESC 0xe
 #define ZT_STYPE_EVENT_POOL_DESC 0x10
@@ -84,6 +85,13 @@ typedef struct {
     uint8_t uuid[16];
     char name[256];
 } zt_device_properties;
+#define ZT_DEVICE_P2P_PROPERTY_FLAG_ACCESS 1
+#define ZT_DEVICE_P2P_PROPERTY_FLAG_ATOMICS 2
+typedef struct {
+    int stype;
+    void *pNext;
+    uint32_t flags;
+} zt_device_p2p_properties;
 typedef struct {
     int stype;
     void *pNext;
@@ -184,6 +192,8 @@ typedef struct {
     X("zeDeviceGetMemoryProperties", (zt_device, uint32_t *, zt_device_memory_properties *), device_mem_props)         \
     X("zeDeviceGetMemoryAccessProperties", (zt_device, zt_memory_access_properties *), device_access_props)            \
     X("zeDeviceGetCommandQueueGroupProperties", (zt_device, uint32_t *, zt_queue_group_properties *), queue_groups)    \
+    X("zeDeviceCanAccessPeer", (zt_device, zt_device, uint8_t *), can_access_peer)                                     \
+    X("zeDeviceGetP2PProperties", (zt_device, zt_device, zt_device_p2p_properties *), p2p_props)                       \
     X("zeContextCreate", (zt_driver, const zt_context_desc *, zt_context *), context_create)                           \
     X("zeContextDestroy", (zt_context), context_destroy)                                                               \
     X("zeMemAllocDevice", (zt_context, const zt_device_mem_alloc_desc *, size_t, size_t, zt_device, void **),          \

@@ -2314,12 +2314,14 @@ struct ofi_card {
 
 /* A GPU segment, registered as GPU memory (FI_HMEM) or, for a backend whose memory the network sees as host memory
  * (the emulated GPU), at the address the backend gives. Failure is not fatal: peers then cannot reach the segment
- * over the network, and an operation that tries stops with a message. */
+ * over the network, and an operation that tries stops with a message. Not registered when the network is up only for
+ * node peers whose GPUs cannot map this one or update it atomically (shmemi_rt.net_for_gpu): their operations then
+ * come as messages this PE applies with its own GPU, the one way their atomics stay atomic with its kernels'. */
 static void reg_gpu_seg(struct shmemi_seg *s, int si, const struct fi_info *i, struct ofi_card *mine) {
     void *a;
     int devno = 0;
-    if (!shmemi_gtl || !shmemi_env.ofi_gpu_register || (shmemi_gtl->net_iface != FI_HMEM_SYSTEM && !net.hmem) ||
-        shmemi_gtl->net_addr(s->base, &a, &devno))
+    if (!shmemi_gtl || !shmemi_env.ofi_gpu_register || shmemi_rt.net_for_gpu ||
+        (shmemi_gtl->net_iface != FI_HMEM_SYSTEM && !net.hmem) || shmemi_gtl->net_addr(s->base, &a, &devno))
         return;
     struct iovec iov = {.iov_base = a, .iov_len = s->map_size};
     struct fi_mr_attr at = {.mr_iov = &iov,
@@ -2388,7 +2390,7 @@ static int ofi_init(char *err, size_t errlen) {
     ticks_start();
     /* GPU memory that the provider must register as such (CUDA): a provider with FI_HMEM if there is one, else
      * without (GPU segments are then out of the network's reach) */
-    net.hmem = shmemi_rt.gpu && shmemi_gtl && shmemi_gtl->net_iface != FI_HMEM_SYSTEM;
+    net.hmem = shmemi_rt.gpu && shmemi_gtl && shmemi_gtl->net_iface != FI_HMEM_SYSTEM && !shmemi_rt.net_for_gpu;
 retry:
     if (net.hmem && pick_provider(shmemi_env.ofi_provider, err, errlen)) {
         shmemi_debug("libfabric transport: no provider with FI_HMEM (%s): GPU memory is not reachable over the network",
