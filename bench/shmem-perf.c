@@ -805,9 +805,10 @@ static void write_json(const char *path) {
         fprintf(f,
                 "  {\"test\": \"%s\", \"size\": %zu, \"unit\": \"%s\", \"median\": %.6g, \"min\": %.6g, "
                 "\"max\": %.6g, \"reps\": %d, \"iters\": %ld, \"npes\": %d, \"api\": \"%s\", \"mem\": \"%s\", "
-                "\"impl\": \"",
+                "\"quick\": %s, \"impl\": \"",
                 r->t->name, r->size, r->t->unit == UNIT_US ? "us" : "GB/s", r->median, r->min, r->max, opt.reps,
-                r->iters, npes, r->t->all_pes ? coll_api() : "p2p", gpu_capable(r->t) ? mem_combo() : "H-H");
+                r->iters, npes, r->t->all_pes ? coll_api() : "p2p", gpu_capable(r->t) ? mem_combo() : "H-H",
+                opt.quick ? "true" : "false");
         for (const char *p = impl_name; *p; p++) {
             if (*p == '"' || *p == '\\')
                 fputc('\\', f);
