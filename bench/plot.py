@@ -14,8 +14,8 @@ A smoke-test run is no measurement, and its charts say so (a watermark, the titl
 from shmem-perf --quick's JSON ("quick": true), from the machine.txt that compare.sh / compare-apps.sh --quick leave
 beside their JSON, or from --quick here. Each PNG's text holds its title and axis labels.
 
-PNGs written to --out (default: bench/plots, not tracked by git; the README's figures in bench/results/plots are
-replaced only when that folder is given to --out):
+PNGs written to --out (default: bench/plots, not tracked by git; the figures docs/benchmarks.md shows, in
+bench/results/plots, are replaced only when that folder is given to --out):
   p2p_latency.png       put_lat, get_lat vs size (log-log), one line per implementation, local memcpy for reference
   p2p_bandwidth.png     put_bw, get_bw vs size (log-log), with local memcpy_bw
   collectives_npes.png  barrier, sync_all, bcast, collect, fcollect, reduce, alltoall time vs PE count
@@ -511,7 +511,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("inputs", nargs="+", help="JSON files or directories holding them")
     ap.add_argument("--out", default=os.path.join(here, "plots"),
-                    help="where the PNGs go (default: bench/plots; bench/results/plots holds the README's figures)")
+                    help="where the PNGs go (default: bench/plots; bench/results/plots holds the published figures)")
     ap.add_argument("--apps-np", type=int, default=0,
                     help="PE count of the app bar charts (default: the one with the most runs)")
     ap.add_argument("--quick", action="store_true",

@@ -57,7 +57,7 @@ case $mode in
     echo tracked >"$work/tree/bench/results/plots/p2p_latency.png"
     (cd "$work" && "$py" tree/bench/plot.py "$fixture") || fail "plot.py exited $?"
     [ "$(cat "$work/tree/bench/results/plots/p2p_latency.png")" = tracked ] ||
-      fail "plot.py without --out replaced bench/results/plots/p2p_latency.png (the README's figures)"
+      fail "plot.py without --out replaced bench/results/plots/p2p_latency.png (the published figures)"
     extra=$(find "$work/tree/bench/results/plots" -type f ! -name p2p_latency.png)
     [ -z "$extra" ] || fail "plot.py without --out wrote into bench/results/plots: $extra"
     expect_pngs "$work/tree/bench/plots" p2p_latency p2p_bandwidth collectives_npes apps_throughput apps_sizes
