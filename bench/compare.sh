@@ -222,7 +222,7 @@ def human(n):
             return "%d %s" % (n // d, u)
     return "%d B" % n
 
-# targets from the issue: (label, test, size, kind, factor)
+# the performance targets gshmem holds itself to on one node: (label, test, size, kind, factor)
 #   le: gshmem <= factor * OSHMEM (time);  ge: gshmem >= factor * OSHMEM (bandwidth);  mem: >= factor * memcpy
 targets = [
     ("8 B put + quiet no slower than OSHMEM", "put_lat", 8, "le", 1.0),

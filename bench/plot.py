@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # plot.py - turns the JSON of shmem-perf (arrays of points) and of the bench/apps workloads (one object per run) into
 # PNG charts: point-to-point latency/bandwidth by size, collectives by PE count, app throughput, scaling and sizes.
-"""usage: bench/plot.py [--out DIR] [--apps-np N] FILE_OR_DIR...
+"""usage: bench/plot.py [--out DIR] [--apps-np N] [--quick] FILE_OR_DIR...
 
 Reads every *.json given (directories are searched recursively), recognises
   shmem-perf --json arrays   [{test,size,unit,median,min,max,reps,iters,npes,api,mem,impl}, ...]
@@ -10,7 +10,12 @@ and ignores anything else (compare.sh's summary.json, for one). Several files of
 and test (the rounds of compare.sh / compare-apps.sh) are combined: the plotted point is the median of their medians,
 the error bar spans the lowest and highest of them. Plots that lack their data are skipped with a note on stderr.
 
-PNGs written to --out (default: bench/results/plots):
+A smoke-test run is no measurement, and its charts say so (a watermark, the title, the PNG's text): plot.py knows one
+from shmem-perf --quick's JSON ("quick": true), from the machine.txt that compare.sh / compare-apps.sh --quick leave
+beside their JSON, or from --quick here. Each PNG's text holds its title and axis labels.
+
+PNGs written to --out (default: bench/plots, not tracked by git; the figures docs/benchmarks.md shows, in
+bench/results/plots, are replaced only when that folder is given to --out):
   p2p_latency.png       put_lat, get_lat vs size (log-log), one line per implementation, local memcpy for reference
   p2p_bandwidth.png     put_bw, get_bw vs size (log-log), with local memcpy_bw
   collectives_npes.png  barrier, sync_all, bcast, collect, fcollect, reduce, alltoall time vs PE count
@@ -109,9 +114,24 @@ def json_files(paths):
             note("no such file or directory: %s" % p)
 
 
+QUICK_RUN = re.compile(r"^np:.*(--quick|\bquick \(smoke test\))", re.M)
+
+
+def quick_dir(d, seen):
+    """whether the machine.txt a compare script left in d says its run was --quick (a smoke test)"""
+    if d not in seen:
+        try:
+            with open(os.path.join(d, "machine.txt")) as fh:
+                seen[d] = bool(QUICK_RUN.search(fh.read()))
+        except OSError:
+            seen[d] = False
+    return seen[d]
+
+
 def load(paths):
-    """-> (perf, apps): perf[(label, npes, test, size, mem)] = [medians], apps: list of run objects"""
-    perf, units, apps = {}, {}, []
+    """-> (perf, units, apps, quick): perf[(label, npes, test, size, mem)] = [medians], apps: list of run objects,
+    quick: the input files that come from a smoke-test run"""
+    perf, units, apps, quick, dirs = {}, {}, [], [], {}
     nperf = 0
     for f in json_files(paths):
         try:
@@ -120,8 +140,12 @@ def load(paths):
         except (OSError, ValueError) as e:
             note("skipping %s: %s" % (f, e))
             continue
+        ours = False
         if isinstance(doc, list) and doc and all(isinstance(r, dict) and "test" in r and "median" in r for r in doc):
             nperf += 1
+            ours = True
+            if any(r.get("quick") for r in doc):
+                quick.append(f)
             for r in doc:
                 k = (impl_label(r.get("impl"), r.get("api")), int(r.get("npes", 2)), r["test"], int(r["size"]),
                      r.get("mem", "H-H"))
@@ -133,10 +157,13 @@ def load(paths):
                 continue
             doc["_label"] = impl_label(doc.get("impl"))
             apps.append(doc)
+            ours = True
         # anything else (summaries, other tools' JSON) is not ours to plot
+        if ours and f not in quick and quick_dir(os.path.dirname(os.path.abspath(f)), dirs):
+            quick.append(f)
     label_runs(apps)
     note("read %d shmem-perf file(s) (%d points), %d app run(s)" % (nperf, len(perf), len(apps)))
-    return perf, units, apps
+    return perf, units, apps, quick
 
 
 def label_runs(apps):
@@ -174,23 +201,63 @@ def size_axis(ax):
     ax.set_xlabel("message size (bytes)")
 
 
+NOT_MEASURED = "QUICK RUN: not a measurement"
+QUICK = False  # set by main(): the input holds a smoke-test run, so every chart says it is not a measurement
+
+
+def unit_label(name, unit):
+    """'time (s)', but a metric named after its unit once: 'GUP/s', 'keys/s' (keys_per_s), 'GFLOP/s' (gflops)"""
+    def norm(x):
+        return re.sub(r"[/_ ]", "", x.lower().replace("_per_", ""))
+
+    if not unit or norm(name) == norm(unit):
+        return unit or name
+    return "%s (%s)" % (name, unit)
+
+
+def title(fig, text):
+    """the chart's heading, wrapped to the figure's width; on a smoke-test run a first line and a watermark say that
+    the figures are not a measurement"""
+    import textwrap
+
+    width = fig.get_size_inches()[0]
+    text = textwrap.fill(text, int(width * 11))  # about 11 characters of 10 pt per inch
+    if QUICK:
+        text = NOT_MEASURED + "\n" + text
+        # sized so that the rotated line stays inside the figure
+        fig.text(0.5, 0.5, NOT_MEASURED, fontsize=min(40, 3.6 * width), color="tab:red", alpha=0.18, rotation=20,
+                 ha="center", va="center", zorder=10, weight="bold")
+    fig.suptitle(text, fontsize=10, color="tab:red" if QUICK else "black")
+    fig.gshmem_title = text  # for save()'s PNG text
+
+
 def save(fig, out, name, written):
     path = os.path.join(out, name)
     fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
+    # the PNG's text: the title and axis labels (for a reader that cannot see the chart, and for the tests)
+    st = getattr(fig, "gshmem_title", name)
+    axes = ["%s (%s)" % (ax.get_title(), ", ".join("%s: %s" % (k, v) for k, v in
+                                                (("x", ax.get_xlabel()), ("y", ax.get_ylabel())) if v))
+            for ax in fig.axes if ax.axison]
+    meta = {"Title": st, "Description": "axes: " + "; ".join(axes)}
+    fig.savefig(path, dpi=DPI, metadata=meta)
     plt.close(fig)
     try:  # a 128-colour palette: a third of the size for charts of a few flat colours, no visible change
         from PIL import Image
+        from PIL.PngImagePlugin import PngInfo
 
         with Image.open(path) as im:
             q = im.convert("RGB").quantize(colors=128)
-        q.save(path, optimize=True)
+        info = PngInfo()
+        for k, v in meta.items():
+            info.add_text(k, v)
+        q.save(path, optimize=True, pnginfo=info)
     except (ImportError, OSError):
         pass
     written.append(path)
 
 
-def plot_p2p(perf, out, written, tests, ref, name, ylabel, title):
+def plot_p2p(perf, out, written, tests, ref, name, ylabel, heading):
     npes_all = sorted({k[1] for k in perf if k[2] in tests and k[4] == "H-H"})
     if not npes_all:
         note("skipping %s: no %s points in the input" % (name, "/".join(tests)))
@@ -221,7 +288,7 @@ def plot_p2p(perf, out, written, tests, ref, name, ylabel, title):
             ax.legend(fontsize=8)
     if not refs:
         note("%s: no %s points (shmem-perf runs it by default; was it filtered out with --test?)" % (name, ref))
-    fig.suptitle(title, fontsize=10)
+    title(fig, heading)
     save(fig, out, name, written)
 
 
@@ -261,7 +328,7 @@ def plot_coll(perf, out, written):
         ax.legend(fontsize=7)
     for j in range(len(tests), rows * cols):
         axes[j // cols][j % cols].axis("off")
-    fig.suptitle("collectives vs PE count (solid: smallest size, dotted: larger size per PE)", fontsize=10)
+    title(fig, "collectives vs PE count (solid: smallest size, dotted: larger size per PE)")
     save(fig, out, "collectives_npes.png", written)
 
 
@@ -352,14 +419,13 @@ def plot_apps(apps, out, written, want_np):
             ax.set_xticklabels(variants, fontsize=8, rotation=15 if len(variants) > 2 else 0)
             u = units.get((n, m), "")
             better = "higher" if m != "time" and ("/s" in u or u.upper() in ("GUPS", "MUPS")) else "lower"
-            ax.set_ylabel("%s (%s), %s is better" % (m, u, better), fontsize=8)
+            ax.set_ylabel("%s, %s is better" % (unit_label(m, u), better), fontsize=8)
             ax.set_title("%s, %d PEs" % (n, np_), fontsize=10)
             ax.grid(True, axis="y", alpha=0.3)
             ax.legend(fontsize=7)
         for j in range(len(have), rows * cols):
             axes[j // cols][j % cols].axis("off")
-        fig.suptitle("apps: headline figure per variant and implementation (median of runs, bar: min..max)",
-                     fontsize=10)
+        title(fig, "apps: headline figure per variant and implementation (median of runs, bar: min..max)")
         save(fig, out, "apps_throughput.png", written)
     else:
         note("skipping apps_throughput.png: no app reports a headline figure")
@@ -380,13 +446,13 @@ def plot_apps(apps, out, written, want_np):
                        linestyle=["-", "--", ":", "-."][vs.index(v) % 4])
             ax.set_xticks(sorted({k[3] for k in t if k[0] == n}))
             ax.set_xlabel("PEs")
-            ax.set_ylabel("%s (%s)" % (m, units.get((n, m), "")), fontsize=8)
+            ax.set_ylabel(unit_label(m, units.get((n, m), "")), fontsize=8)
             ax.set_title(n, fontsize=10)
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize=7)
         for j in range(len(scal), rows * cols):
             axes[j // cols][j % cols].axis("off")
-        fig.suptitle("apps: headline figure vs PE count", fontsize=10)
+        title(fig, "apps: headline figure vs PE count")
         save(fig, out, "apps_scaling.png", written)
     else:
         note("skipping apps_scaling.png: no app was run at two or more PE counts")
@@ -428,26 +494,34 @@ def plot_apps(apps, out, written, want_np):
                 unit = u
         size_axis(ax)
         plain_log(ax)
-        ax.set_ylabel("%s (%s)" % (base, unit), fontsize=8)
+        ax.set_ylabel(unit_label(base, unit), fontsize=8)
         ax.set_title("%s: %s, %d PEs" % (n, base, sized_np[n]), fontsize=10)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
     for j in range(len(keys), rows * cols):
         axes[j // cols][j % cols].axis("off")
-    fig.suptitle("apps: size-dependent figures", fontsize=10)
+    title(fig, "apps: size-dependent figures")
     save(fig, out, "apps_sizes.png", written)
 
 
 def main():
+    global QUICK
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("inputs", nargs="+", help="JSON files or directories holding them")
-    ap.add_argument("--out", default=os.path.join(here, "results", "plots"), help="where the PNGs go")
+    ap.add_argument("--out", default=os.path.join(here, "plots"),
+                    help="where the PNGs go (default: bench/plots; bench/results/plots holds the published figures)")
     ap.add_argument("--apps-np", type=int, default=0,
                     help="PE count of the app bar charts (default: the one with the most runs)")
+    ap.add_argument("--quick", action="store_true",
+                    help="mark every chart as a smoke test, not a measurement (automatic for --quick runs' data)")
     args = ap.parse_args()
-    perf, units, apps = load(args.inputs)
+    perf, units, apps, quick = load(args.inputs)
+    QUICK = args.quick or bool(quick)
+    if quick:
+        note("%d input file(s) come from a --quick run (e.g. %s): the charts say they are not a measurement" %
+             (len(quick), quick[0]))
     os.makedirs(args.out, exist_ok=True)
     written = []
     plot_p2p(perf, args.out, written, P2P_LAT, "memcpy_lat", "p2p_latency.png", "µs (lower is better)",

@@ -1,5 +1,7 @@
-# plot_test.cmake - the ctest bench_plot_smoke: bench/plot.py on a tiny JSON fixture (shmem-perf at 2 and 3 PEs, two app
-# runs), checking that each PNG it should draw is there. Skipped (77) where the Python it uses has no matplotlib.
+# plot_test.cmake - the ctests of bench/plot.py on a tiny JSON fixture (shmem-perf at 2 and 3 PEs, two app runs):
+# bench_plot_smoke (each PNG it should draw, labels without repeated units), bench_plot_default_out (without --out
+# nothing lands in the tracked bench/results/plots), bench_plot_quick_{flag,dir,perf} (a --quick run's PNGs say they
+# are not a measurement). The checks are bench/plot_test.sh's. Skipped (77) where the Python has no matplotlib.
 # Included from bench/CMakeLists.txt; -DGSHMEM_PLOT_PYTHON=/path/to/venv/bin/python picks a Python with matplotlib.
 
 if(NOT GSHMEM_BUILD_TESTS)
@@ -66,13 +68,17 @@ endforeach()
 file(WRITE ${_pf}/summary.json "[{\"target\": \"x\", \"result\": \"PASS\"}]\n")
 
 # (scripts/py-env.sh's venv, where it has been made, is tried before the Python found here)
-add_test(NAME bench_plot_smoke COMMAND sh -c
-  "[ -x \"$5\" ] && \"$5\" -c 'import matplotlib' 2>/dev/null && set -- \"$5\" \"$2\" \"$3\" \"$4\"
-   \"$1\" -c 'import matplotlib' 2>/dev/null || { echo \"no matplotlib for $1 (-DGSHMEM_PLOT_PYTHON=...)\"; exit 77; }
-   rm -rf \"$3\" && \"$1\" \"$2\" --out \"$3\" \"$4\" || exit 1
-   for f in p2p_latency p2p_bandwidth collectives_npes apps_throughput apps_sizes; do
-     test -s \"$3/$f.png\" || { echo \"plot.py did not write $f.png\"; exit 1; }
-   done"
-  sh ${GSHMEM_PLOT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/plot.py ${CMAKE_CURRENT_BINARY_DIR}/plot-fixture-out ${_pf}
-  ${PROJECT_BINARY_DIR}/pyenv/bin/python)
-set_tests_properties(bench_plot_smoke PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS bench)
+foreach(_mode smoke default-out quick-flag quick-dir)
+  string(REPLACE "-" "_" _name ${_mode})
+  add_test(NAME bench_plot_${_name} COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/plot_test.sh ${_mode} ${GSHMEM_PLOT_PYTHON}
+    ${CMAKE_CURRENT_LIST_DIR}/plot.py ${CMAKE_CURRENT_BINARY_DIR}/plot-test-${_mode} ${_pf}
+    ${PROJECT_BINARY_DIR}/pyenv/bin/python)
+  set_tests_properties(bench_plot_${_name} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS bench)
+endforeach()
+# shmem-perf --quick's own JSON, plotted: the mark comes from the data, not from a flag
+if(TARGET shmem-perf)
+  add_test(NAME bench_plot_quick_perf COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/plot_test.sh quick-perf ${GSHMEM_PLOT_PYTHON}
+    ${CMAKE_CURRENT_LIST_DIR}/plot.py ${CMAKE_CURRENT_BINARY_DIR}/plot-test-quick-perf ${_pf}
+    ${PROJECT_BINARY_DIR}/pyenv/bin/python $<TARGET_FILE:oshrun> $<TARGET_FILE:shmem-perf>)
+  set_tests_properties(bench_plot_quick_perf PROPERTIES TIMEOUT 120 PROCESSORS 2 SKIP_RETURN_CODE 77 LABELS bench)
+endif()

@@ -718,7 +718,7 @@ static void usage(FILE *f) {
         "  --src host|device, --dst host|device\n"
         "                         put_lat/get_lat/put_bw/get_bw with the source, destination in GPU memory (GPU\n"
         "                         heap objects; gshmem: SHMEM_SYMMETRIC_SIZE_DEVICE >= 2 x --max); other tests are\n"
-        "                         skipped then. The HPE paper's H-H, D-D, H-D, D-H\n"
+        "                         skipped then (the H-H, D-D, H-D, D-H combinations)\n"
         "  --quick                tiny iteration counts, 1 repetition: a smoke test, not a measurement\n"
         "test groups: 'coll' = every all-PE test; 'amo', 'lat', 'bw' = amo_*, *_lat, *_bw\n",
         opt.min_iters, opt.reps, opt.window, opt.target_s);
@@ -805,9 +805,10 @@ static void write_json(const char *path) {
         fprintf(f,
                 "  {\"test\": \"%s\", \"size\": %zu, \"unit\": \"%s\", \"median\": %.6g, \"min\": %.6g, "
                 "\"max\": %.6g, \"reps\": %d, \"iters\": %ld, \"npes\": %d, \"api\": \"%s\", \"mem\": \"%s\", "
-                "\"impl\": \"",
+                "\"quick\": %s, \"impl\": \"",
                 r->t->name, r->size, r->t->unit == UNIT_US ? "us" : "GB/s", r->median, r->min, r->max, opt.reps,
-                r->iters, npes, r->t->all_pes ? coll_api() : "p2p", gpu_capable(r->t) ? mem_combo() : "H-H");
+                r->iters, npes, r->t->all_pes ? coll_api() : "p2p", gpu_capable(r->t) ? mem_combo() : "H-H",
+                opt.quick ? "true" : "false");
         for (const char *p = impl_name; *p; p++) {
             if (*p == '"' || *p == '\\')
                 fputc('\\', f);

@@ -20,9 +20,9 @@ typedef int shmem_space_t;
 #define SHMEM_SPACE_DEVICE 1
 void *shmem_space_malloc(shmem_space_t space, size_t size);
 void *shmem_space_calloc(shmem_space_t space, size_t count, size_t size);
-/* HPE's paper lists shmem_space_alloc beside the others without defining it; here it is shmem_space_calloc under
- * that name (count objects of size bytes, zeroed), the reading that keeps every shmem_space_* routine a counterpart
- * of a default-heap routine: shmem_calloc also takes (count, size). */
+/* HPE's memory-spaces design lists shmem_space_alloc beside the others without defining it; here it is
+ * shmem_space_calloc under that name (count objects of size bytes, zeroed), the reading that keeps every shmem_space_*
+ * routine a counterpart of a default-heap routine: shmem_calloc also takes (count, size). */
 void *shmem_space_alloc(shmem_space_t space, size_t count, size_t size);
 void *shmem_space_realloc(shmem_space_t space, void *ptr, size_t size);
 void *shmem_space_align(shmem_space_t space, size_t alignment, size_t size);

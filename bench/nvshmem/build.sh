@@ -6,13 +6,14 @@
 #
 # * The wheel (182 MB) is fetched from PyPI once, by pip, into a cache outside the repository
 #   ($GSHMEM_WHEEL_CACHE, default ~/.cache/gshmem/wheels), so later builds, and scripts/test.sh's compile check in a
-#   fresh clone on the same machine, need no download; a wheel in .whl/ (the device tool's convention) is used too.
+#   fresh clone on the same machine, need no download; a wheel already in .whl/ at the repository root is used too.
 #   NVSHMEM_VERSION (default 3.8.0) pins it, so that figures name the version they measured. NVSHMEM_HOME=DIR (a
 #   folder with include/ and lib/, such as the package installed on the GPU machine) builds against that instead.
 # * Device code is linked statically (libnvshmem_device.a, -rdc); at run time the program loads libnvshmem_host.so.3
 #   (48 MB once stripped) and, through it, the unique-ID bootstrap plugin nvshmem_bootstrap_uid.so.3 (found beside it:
 #   its RPATH is $ORIGIN). No transport plugin: one node, NVSHMEM_REMOTE_TRANSPORT=none. libcuda and libnvidia-ml
-#   come from the GPU machine's driver. About 56 MB in all: within the device tool's 64 MiB with the repository.
+#   come from the GPU machine's driver. About 56 MB in all, checked against NVSHMEM_CARRY_LIMIT_MB (57): small enough
+#   to copy with the repository to a GPU machine that has no network.
 # * NVSHMEM's licence allows its use on systems with NVIDIA GPUs: build here, run there only. Nothing of the wheel
 #   is ever committed (its headers are read from the unpacked wheel, outside the repository).
 # --if-cached: no download; without the wheel in the cache, say so and exit 0 (scripts/test.sh's compile check).
@@ -29,7 +30,7 @@ ver=${NVSHMEM_VERSION:-3.8.0}
 arch=${NVSHMEM_ARCH:-sm_90}
 cache=${GSHMEM_WHEEL_CACHE:-$HOME/.cache/gshmem/wheels}
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-limit_mb=${NVSHMEM_CARRY_LIMIT_MB:-57} # what may travel beside the repository (about 5 MB) under the tool's 64 MiB
+limit_mb=${NVSHMEM_CARRY_LIMIT_MB:-57} # what may travel beside the repository (about 5 MB) in a 64 MiB copy
 [ -x "$nvcc" ] || { echo "build.sh: nvcc not found (set NVCC)" >&2; exit 1; }
 
 tmp=$(mktemp -d)

@@ -1,6 +1,6 @@
-/* put_signal_reduce.c - the paper's Listing 4 in standard OpenMP: a vector filled on the device goes to the next PE
- * with put-with-signal, which sums it on its device, and a sum reduction joins the PEs - on symmetric device memory
- * reached through `map` and use_device_ptr, with no staging copy (docs/omp.md). Run with
+/* put_signal_reduce.c - OpenSHMEM on device data from standard OpenMP offload code: a vector filled on the device goes
+ * to the next PE with put-with-signal, which sums it on its device, and a sum reduction joins the PEs - on symmetric
+ * device memory reached through `map` and use_device_ptr, with no staging copy (docs/omp.md). Run with
  * SHMEM_SYMMETRIC_PARTITION1=SIZE=1M:KIND=LIBOMP; without an offload device it runs on the host fallback. */
 #include <omp.h>
 #include <shmem.h>

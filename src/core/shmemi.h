@@ -22,7 +22,7 @@
     extern __typeof(p##name) shmemi_alias_##name __asm__(#name)                                                        \
         __attribute__((weak, alias("p" #name), visibility("default")));
 
-/* Element type codes: waits/tests compare with the right signedness, reductions (issue 3) pick the operator. */
+/* Element type codes: waits/tests compare with the right signedness, reductions pick the operator. */
 enum shmemi_dtype {
     SHMEMI_DT_CHAR,
     SHMEMI_DT_SCHAR,

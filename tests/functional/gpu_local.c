@@ -1,7 +1,7 @@
 /* gpu_local.c - local (non-symmetric) GPU buffers in the host routines, as a CUDA or HIP application has them:
  * allocated with the GPU API the library loaded (cuMemAlloc, hipMalloc), used as sources of puts and destinations of
  * gets (device awareness), at their start and inside them (the memory-kind cache answers per allocation range), and a
- * buffer freed and allocated again. Also the HPE paper's example: host and GPU sources put into one GPU-heap
+ * buffer freed and allocated again. Also a mixed-domain exchange: host and GPU sources put into one GPU-heap
  * destination; strided RMA, put-with-signal and the fetch results of nonblocking AMOs with local GPU buffers; calls
  * made while another context of the application's is current (HIP: another device, where there are two). Checked
  * through gets into host memory. Skips (77) without GPU support or without a CUDA driver, HIP runtime or Level Zero
@@ -252,7 +252,7 @@ int main(void) {
 
     strided_signal_amo(sym, dsym, loc, right, left);
 
-    /* the HPE paper's example: a host source and a GPU source into one GPU-heap destination */
+    /* mixed domains: a host source and a GPU source into one GPU-heap destination */
     for (int i = 0; i < N; i++)
         host[i] = val(me, i, 3);
     shmem_long_put(dsym, host, N, right); /* first half: from host memory */

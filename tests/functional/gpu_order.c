@@ -1,10 +1,10 @@
 /* gpu_order.c - the GPU auxiliary spec's ordering rules for host-initiated operations on GPU memory, one test each,
- * and the HPE paper's example:
+ * and one exchange that mixes them:
  *  - fence orders puts within one memory domain (data and flag both in the GPU heap);
  *  - quiet orders across domains (GPU data, then a flag in host memory);
  *  - a barrier completes updates in both domains;
  *  - put-with-signal across domains (GPU data with a host signal, host data with a GPU signal);
- *  - HPE's example: host and GPU sources into one GPU-heap destination.
+ *  - host and GPU sources into one GPU-heap destination.
  * Each PE writes to its right neighbour, many rounds with fresh values, and the neighbour checks what it sees once
  * the flag arrives. Skips (77) without GPU support; gpuemu_gpu_order runs it on the emulated GPU. */
 #include <shmemg.h>

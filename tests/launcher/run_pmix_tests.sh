@@ -191,7 +191,7 @@ ofishm_global_exit | ofishm_segv | ofishm_sigkill)
   ;;
 early_exit0_barrier | early_exit0_wait | early_exit1_wait | early__exit0_coll | early__exit0_coll_nosync | \
   early_return_after_barrier)
-  # a PE that ends without shmem_finalize (issue 33), as under oshrun: torn down in seconds, never a hang
+  # a PE that ends without shmem_finalize, as under oshrun: torn down in seconds, never a hang
   [ "${EARLY_TRANSPORT:-}" = ofi ] && export SHMEM_TRANSPORT=ofi SHMEM_OFI_PROVIDER=tcp SHMEM_OFI_DOMAIN=lo
   case $case_name in
   early__exit0_coll) mode=_exit0-coll ;;

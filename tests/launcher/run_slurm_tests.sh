@@ -109,7 +109,7 @@ for np in ${nps//,/ }; do
         fi
     done
 done
-# A PE that ends without shmem_finalize (issue 33): torn down within seconds, with the status and the line the library
+# A PE that ends without shmem_finalize: torn down within seconds, with the status and the line the library
 # prints (_exit: Slurm's PMIx plugin cancels the step itself, as ORTE's mpirun does).
 client=
 for prog in "$@"; do [ "$(basename "$prog")" = launcher_shmem_client ] && client=$prog; done

@@ -78,7 +78,7 @@ int main(int argc, char **argv) {
             _exit(5);
         if (!strcmp(mode, "misuse"))
             shmem_int_p(&ring_dest, 1, n + 5); /* PE out of range: the library aborts */
-        /* leaving early (issue 33): the others are in a barrier, a wait or a collective that needed this PE */
+        /* leaving early: the others are in a barrier, a wait or a collective that needed this PE */
         if (!strcmp(mode, "exit0-barrier") || !strcmp(mode, "exit0-wait"))
             exit(0);
         if (!strcmp(mode, "exit1-wait"))

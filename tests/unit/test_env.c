@@ -354,7 +354,7 @@ static void test_env_read(void) {
     rc = shmemi_env_read(err, sizeof(err));
     CHECK(rc == 0 && shmemi_env.debug == 1, "SHMEM_DEBUG=on: rc %d debug %d", rc, shmemi_env.debug);
 
-    /* Ranges: refused with the value exactly as written, never wrapped or narrowed (issue 33). */
+    /* Ranges: refused with the value exactly as written, never wrapped or narrowed. */
     static const char *const refused[][2] = {
         {"SHMEM_OFI_STALL_TIMEOUT", "-4294967297"},
         {"SHMEM_OFI_STALL_TIMEOUT", "4294967296"},
