@@ -49,6 +49,7 @@ struct emu_worker {
     struct shmemi_fiber os; /* this OS thread's own context */
     struct shmemi_fiber *fib;
     struct emu_thread *th;
+    char **stk; /* the running block's stacks, from the pool (stacks.c) */
     unsigned nfib;
     char *dyn;
     size_t dyn_len;
@@ -209,8 +210,6 @@ static void thread_main(void *arg) {
     shmemi_fiber_switch(t->fib, &me_worker->os);
 }
 
-static size_t stack_size(void) { return shmemi_env.emu_stack ? shmemi_env.emu_stack : (size_t)256 << 10; }
-
 /* A block whose threads only poll: yield the CPU for the first couple of milliseconds (a peer's answer usually comes
  * within that, and yielding lets the PE that owes it run on a shared core), then sleep, longer the longer it lasts. */
 static uint64_t now_ns(void) {
@@ -241,17 +240,23 @@ static void run_block(struct kernel_run *k, unsigned bidx) {
     unsigned n = k->block.x * k->block.y * k->block.z;
     if (w->nfib < n) {
         struct shmemi_fiber *f = realloc(w->fib, n * sizeof *f);
-        struct emu_thread *th = f ? realloc(w->th, n * sizeof *th) : NULL;
         if (f)
             w->fib = f;
-        if (!f || !th)
+        struct emu_thread *th = f ? realloc(w->th, n * sizeof *th) : NULL;
+        if (th)
+            w->th = th;
+        char **stk = th ? realloc(w->stk, n * sizeof *stk) : NULL;
+        if (!stk)
             shmemi_emu_fatal("a kernel launch", "out of memory for %u emulated threads", n);
-        w->th = th;
+        w->stk = stk;
         for (unsigned i = w->nfib; i < n; i++)
-            if (shmemi_fiber_init(&w->fib[i], stack_size()))
-                shmemi_emu_fatal("a kernel launch", "cannot map a stack for emulated thread %u of a block", i);
+            if (shmemi_fiber_init(&w->fib[i]))
+                shmemi_emu_fatal("a kernel launch", "out of memory for %u emulated threads", n);
         w->nfib = n;
     }
+    /* stacks only while the block runs: a grid of any size needs those of its resident blocks */
+    shmemi_emu_stacks_take(n, w->stk);
+    size_t stack_len = shmemi_emu_stack_len();
     if (k->shmem > w->dyn_len) {
         free(w->dyn);
         if (!(w->dyn = calloc(1, k->shmem)))
@@ -276,7 +281,7 @@ static void run_block(struct kernel_run *k, unsigned bidx) {
         t->blk = &b;
         t->fib = &w->fib[i];
         t->state = ST_RUN;
-        shmemi_fiber_start(t->fib, thread_main, t);
+        shmemi_fiber_start(t->fib, w->stk[i], stack_len, thread_main, t);
     }
     me_kernel = k;
     unsigned idle = 0;
@@ -310,6 +315,7 @@ static void run_block(struct kernel_run *k, unsigned bidx) {
         else
             idle = 0;
     }
+    shmemi_emu_stacks_give(n, w->stk);
 }
 
 /* ---- kernels on a stream: its thread and helpers take blocks until none are left ---- */
