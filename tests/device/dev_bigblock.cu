@@ -1,7 +1,7 @@
 /* dev_bigblock.cu - the largest blocks CUDA allows (1024 threads) in a grid much larger than the device holds at once:
  * every thread adds to its block's shared sum between barriers and the block puts the sum to the next PE, so each
  * block needs all its threads at once; the first blocks wait (up to about two seconds) until as many have started as
- * the device holds at once (an SM each on the emulated GPU), so that many are resident together; then the same with 1024 threads as
+ * the device holds at once (occupancy x SMs), so that many are resident together; then the same with 1024 threads as
  * 32 x 32 and a grid of 2 x 128. */
 #include "dev_common.h"
 
@@ -32,9 +32,10 @@ int main() {
     long *sums = (long *)shmemg_calloc(nb, sizeof(long)), h[nb];
     int *started = nullptr;
     HCHECK(sums && cudaMalloc(&started, sizeof(int)) == cudaSuccess, "allocations");
-    int sms = 0;
+    int sms = 0, per_sm = 0;
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-    int resident = sms < nb ? sms : nb;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, big, 1024, 0);
+    int resident = per_sm * sms < nb ? per_sm * sms : nb;
     for (int round = 0; round < 2; round++) {
         shmem_barrier_all();
         cudaMemset(started, 0, sizeof(int));

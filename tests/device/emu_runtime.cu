@@ -1,7 +1,8 @@
 /* emu_runtime.cu - the CPU emulation of the GPU (oshcc --emulate-gpu) on its own, no OpenSHMEM: indices, block
  * barriers with static and dynamic shared memory, warp shuffles and votes, atomics under contention, a spin lock
  * between a block's threads, blocks that wait for each other, streams and events in order, host functions, graph
- * capture and replay, launch errors. Written as a CUDA program; with nvcc it would run on a GPU unchanged. */
+ * capture and replay, launch errors, launches by cudaLaunchKernel. Written as a CUDA program; with nvcc it would run
+ * on a GPU unchanged. */
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
@@ -102,6 +103,7 @@ __global__ void add_one(int *p, int n) {
 }
 
 static void host_note(void *arg) { *(int *)arg += 1; }
+
 
 int main() {
     int n = 0;
@@ -249,6 +251,14 @@ int main() {
     CUDA(cudaMemcpy(h, v, 1000 * sizeof(int), cudaMemcpyDeviceToHost));
     CHECK(h[999] == 17 && notes == 4, "after 3 replays: v[999] %d, notes %d", h[999], notes);
     CUDA(cudaGraphExecDestroy(gx));
+
+    /* by the runtime API: the arguments from an array of pointers to them */
+    int len = 1000;
+    void *args[] = {&v, &len};
+    CUDA(cudaLaunchKernel(add_one, dim3(4), dim3(256), args, 0, s1));
+    CUDA(cudaStreamSynchronize(s1));
+    CUDA(cudaMemcpy(h, v, 1000 * sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(h[0] == 18 && h[999] == 18, "cudaLaunchKernel: v[0] %d v[999] %d", h[0], h[999]);
 
     /* launch errors are reported, not run */
     add_one<<<1, 2048>>>(v, 1000);

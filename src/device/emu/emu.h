@@ -14,10 +14,13 @@ struct shmemi_emu_kernel {
     void (*fn)(void *);
     void *closure;
     void (*release)(void *);
+    int coop; /* cudaLaunchCooperativeKernel */
 };
 struct emu_pool;
 /* Runs a kernel to its end on the calling (stream) thread and the stream's helpers (*pool, made on first use). */
 SHMEMI_HIDDEN void shmemi_emu_run_kernel(struct emu_pool **pool, const struct shmemi_emu_kernel *k);
+/* Blocks of nthreads threads a cooperative launch may have: all must be resident at once */
+SHMEMI_HIDDEN unsigned shmemi_emu_coop_max(unsigned nthreads);
 /* The emulated threads' stacks (stacks.c): a block takes one per thread while it runs (waiting for running blocks to
  * give theirs back when the process may map no more), each shmemi_emu_stack_len() bytes, its lowest page a guard */
 SHMEMI_HIDDEN void shmemi_emu_stacks_take(unsigned n, char **out);

@@ -24,6 +24,7 @@ enum {
     E_INVALID_DEVICE = 101,
     E_INVALID_HANDLE = 400,
     E_NOT_READY = 600,
+    E_COOP_TOO_LARGE = 720,
     E_CAPTURE_UNSUPPORTED = 900,
 };
 
@@ -306,18 +307,32 @@ static int sync_stream(struct emu_stream *s) {
 
 int gshmem_emu_launch(struct gshmem_emu_dim3 grid, struct gshmem_emu_dim3 block, size_t shmem, void *stream,
                       void (*fn)(void *), void *closure, void (*release)(void *)) {
+    return gshmem_emu_launch_ex(grid, block, shmem, stream, fn, closure, release, 0);
+}
+
+int gshmem_emu_launch_ex(struct gshmem_emu_dim3 grid, struct gshmem_emu_dim3 block, size_t shmem, void *stream,
+                         void (*fn)(void *), void *closure, void (*release)(void *), unsigned flags) {
     unsigned long long nt = (unsigned long long)block.x * block.y * block.z;
-    if (!grid.x || !grid.y || !grid.z || !nt || nt > 1024 || block.z > 64 || grid.y > 65535 || grid.z > 65535) {
+    int e = E_OK;
+    if (!grid.x || !grid.y || !grid.z || !nt || nt > 1024 || block.z > 64 || grid.y > 65535 || grid.z > 65535)
+        e = E_INVALID_CONFIG;
+    else if ((flags & GSHMEM_EMU_LAUNCH_COOPERATIVE) &&
+             (unsigned long long)grid.x * grid.y * grid.z > shmemi_emu_coop_max((unsigned)nt))
+        e = E_COOP_TOO_LARGE; /* its blocks could not all be resident, as grid_group::sync needs */
+    if (e) {
         if (release)
             release(closure);
-        return gshmem_emu_set_error(E_INVALID_CONFIG);
+        return gshmem_emu_set_error(e);
     }
-    struct op o = {.kind = OP_KERNEL, .k = {grid, block, shmem, fn, closure, release}};
-    int e = enqueue(stream, &o);
+    struct op o = {.kind = OP_KERNEL,
+                   .k = {grid, block, shmem, fn, closure, release, !!(flags & GSHMEM_EMU_LAUNCH_COOPERATIVE)}};
+    e = enqueue(stream, &o);
     if (e && release)
         release(closure);
     return gshmem_emu_set_error(e);
 }
+
+int gshmem_emu_coop_max_blocks(unsigned nthreads) { return nthreads ? (int)shmemi_emu_coop_max(nthreads) : 0; }
 
 int gshmem_emu_memcpy(void *dst, const void *src, size_t n, void *stream, int async) {
     if (!n)
