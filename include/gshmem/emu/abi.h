@@ -71,6 +71,9 @@ void gshmem_emu_peer_atomic(const void *p);
 enum { GSHMEM_EMU_MEM_DEVICE, GSHMEM_EMU_MEM_HOST, GSHMEM_EMU_MEM_MANAGED };
 int gshmem_emu_malloc(void **p, size_t n, int kind);
 int gshmem_emu_free(void *p, int kind);
+/* cudaMallocAsync/cudaFreeAsync: the allocation and the free happen where the stream reaches them */
+int gshmem_emu_malloc_async(void **p, size_t n, void *stream);
+int gshmem_emu_free_async(void *p, void *stream);
 int gshmem_emu_memcpy(void *dst, const void *src, size_t n, void *stream, int async);
 int gshmem_emu_memset(void *dst, int value, size_t n, void *stream, int async);
 int gshmem_emu_stream_create(void **stream, unsigned flags);

@@ -135,6 +135,7 @@ enum cudaDeviceAttr {
     cudaDevAttrComputeCapabilityMajor = 75,
     cudaDevAttrComputeCapabilityMinor = 76,
     cudaDevAttrCooperativeLaunch = 95,
+    cudaDevAttrMemoryPoolsSupported = 115,
 };
 
 inline const char *cudaGetErrorName(cudaError_t e) {
@@ -209,6 +210,7 @@ inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int d) {
          : a == cudaDevAttrMultiProcessorCount    ? p.multiProcessorCount
          : a == cudaDevAttrComputeCapabilityMajor ? p.major
          : a == cudaDevAttrCooperativeLaunch      ? 1
+         : a == cudaDevAttrMemoryPoolsSupported   ? 1
                                                   : 0;
     return cudaSuccess;
 }
@@ -235,6 +237,14 @@ template <class T> inline cudaError_t cudaHostAlloc(T **p, size_t n, unsigned f)
     return cudaHostAlloc((void **)p, n, f);
 }
 inline cudaError_t cudaFree(void *p) { return (cudaError_t)gshmem_emu_free(p, GSHMEM_EMU_MEM_DEVICE); }
+/* stream-ordered: usable from where the stream reaches the allocation to where it reaches the free */
+inline cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s) {
+    return (cudaError_t)gshmem_emu_malloc_async(p, n, s);
+}
+template <class T> inline cudaError_t cudaMallocAsync(T **p, size_t n, cudaStream_t s) {
+    return cudaMallocAsync((void **)p, n, s);
+}
+inline cudaError_t cudaFreeAsync(void *p, cudaStream_t s) { return (cudaError_t)gshmem_emu_free_async(p, s); }
 inline cudaError_t cudaFreeHost(void *p) { return (cudaError_t)gshmem_emu_free(p, GSHMEM_EMU_MEM_HOST); }
 inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind) {
     return (cudaError_t)gshmem_emu_memcpy(d, s, n, nullptr, 0);
