@@ -89,6 +89,7 @@ typedef struct gshmem_emu_graph_s *cudaGraph_t;
 typedef struct gshmem_emu_graph_s *cudaGraphExec_t;
 typedef struct gshmem_emu_node_s *cudaGraphNode_t;
 typedef void (*cudaHostFn_t)(void *);
+typedef struct gshmem_emu_mempool_s *cudaMemPool_t; /* (memory pools are not emulated: see below) */
 enum cudaMemcpyKind {
     cudaMemcpyHostToHost = 0,
     cudaMemcpyHostToDevice = 1,
@@ -551,6 +552,7 @@ inline cudaError_t launch_args(void (*fn)(P...), dim3 g, dim3 b, void **args, si
     closure<P...> *c = closure_from(fn, args, std::index_sequence_for<P...>{});
     return (cudaError_t)gshmem_emu_launch_ex(g, b, shmem, s, &run<P...>, c, &release<P...>, flags);
 }
+template <class...> struct not_emulated : std::false_type {};
 /* runs before main in every unit that includes this: the library learns the program's kernels run on the CPU */
 static const int registered = gshmem_emu_program(GSHMEM_EMU_ABI_VERSION);
 } // namespace gshmem_emu
@@ -567,6 +569,21 @@ inline cudaError_t cudaLaunchCooperativeKernel(void (*fn)(P...), dim3 g, dim3 b,
                                                cudaStream_t s = nullptr) {
     return gshmem_emu::launch_args(fn, g, b, args, shmem, s, GSHMEM_EMU_LAUNCH_COOPERATIVE);
 }
+/* (the C forms take the kernel as a const void *, which does not say how to pass the arguments on the CPU) */
+template <class T = void>
+inline cudaError_t cudaLaunchKernel(const void *, dim3, dim3, void **, size_t = 0, cudaStream_t = nullptr) {
+    static_assert(gshmem_emu::not_emulated<T>::value,
+                  "cudaLaunchKernel with the kernel cast to a pointer is not emulated by oshcc --emulate-gpu: pass "
+                  "the kernel itself (the C++ form), whose type says how to pass its arguments");
+    return cudaErrorNotSupported;
+}
+template <class T = void>
+inline cudaError_t cudaLaunchCooperativeKernel(const void *, dim3, dim3, void **, size_t = 0, cudaStream_t = nullptr) {
+    static_assert(gshmem_emu::not_emulated<T>::value,
+                  "cudaLaunchCooperativeKernel with the kernel cast to a pointer is not emulated by oshcc "
+                  "--emulate-gpu: pass the kernel itself (the C++ form), whose type says how to pass its arguments");
+    return cudaErrorNotSupported;
+}
 /* An SM of the emulated GPU runs one block at a time (docs/device.md) */
 template <class F>
 inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, F fn, int block_size, size_t,
@@ -581,5 +598,32 @@ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, F fn, i
     return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(n, fn, block_size, shmem, 0);
 }
 
+/* ---- not emulated: a call stops compilation with the feature's name ---- */
+#define GSHMEM_EMU_NOT_EMULATED(name, what)                                                                            \
+    template <class... A> inline cudaError_t name(A...) {                                                              \
+        static_assert(gshmem_emu::not_emulated<A...>::value,                                                           \
+                      #name ": " what " is not emulated by oshcc --emulate-gpu (docs/device.md lists what is)");       \
+        return cudaErrorNotSupported;                                                                                  \
+    }
+GSHMEM_EMU_NOT_EMULATED(cudaMallocFromPoolAsync, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaDeviceGetDefaultMemPool, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaDeviceGetMemPool, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaDeviceSetMemPool, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaMemPoolCreate, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaMemPoolDestroy, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaMemPoolSetAttribute, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaMemPoolGetAttribute, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaMemPoolSetAccess, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaMemPoolTrimTo, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaLaunchCooperativeKernelMultiDevice, "a cooperative launch over several devices")
+GSHMEM_EMU_NOT_EMULATED(cudaLaunchKernelEx, "launch attributes (clusters, programmatic launch)")
+#undef GSHMEM_EMU_NOT_EMULATED
+/* (a pool's form of cudaMallocAsync) */
+template <class T> inline cudaError_t cudaMallocAsync(T **, size_t, cudaMemPool_t, cudaStream_t) {
+    static_assert(gshmem_emu::not_emulated<T>::value,
+                  "cudaMallocAsync from a memory pool: memory pools are not emulated by oshcc --emulate-gpu "
+                  "(docs/device.md lists what is)");
+    return cudaErrorNotSupported;
+}
 
 #endif
