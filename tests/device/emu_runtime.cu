@@ -1,10 +1,13 @@
 /* emu_runtime.cu - the CPU emulation of the GPU (oshcc --emulate-gpu) on its own, no OpenSHMEM: indices, block
  * barriers with static and dynamic shared memory, warp shuffles and votes, atomics under contention, a spin lock
  * between a block's threads, blocks that wait for each other, streams and events in order, host functions, graph
- * capture and replay, launch errors. Written as a CUDA program; with nvcc it would run on a GPU unchanged. */
+ * capture and replay, launch errors, launches by cudaLaunchKernel, stream-ordered allocation. Written as a CUDA
+ * program; with nvcc it would run on a GPU unchanged. */
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int failures;
 #define CHECK(c, ...)                                                                                                  \
@@ -102,6 +105,76 @@ __global__ void add_one(int *p, int n) {
 }
 
 static void host_note(void *arg) { *(int *)arg += 1; }
+
+/* one block that waits for the host to open the gate, then fills p */
+__global__ void gate_then_fill(volatile int *gate, int *p, int n, int value) {
+    if (threadIdx.x == 0)
+        while (*gate == 0)
+            __nanosleep(1000);
+    __syncthreads();
+    for (int i = (int)threadIdx.x; i < n; i += (int)blockDim.x)
+        p[i] = value;
+}
+
+#ifdef GSHMEM_EMULATE_GPU
+static void hold(void *) {
+    for (;;)
+        pause();
+}
+#endif
+
+/* cudaMallocAsync/cudaFreeAsync: the memory is the allocation's from where its stream reaches the allocation to where
+ * it reaches the free, whatever the host does meanwhile */
+static void stream_ordered(cudaStream_t s1, cudaStream_t s2) {
+    const int n = 50000;
+    static int back[n];
+    int pools = 0, *gate = nullptr, *a = nullptr, *b = nullptr;
+    CUDA(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, 0));
+    CHECK(pools == 1, "cudaDevAttrMemoryPoolsSupported is %d", pools);
+    CUDA(cudaMallocManaged(&gate, sizeof *gate));
+    *gate = 0;
+    CUDA(cudaMallocAsync(&a, n * sizeof(int), s1));
+    gate_then_fill<<<1, 256, 0, s1>>>(gate, a, n, 7);
+    CUDA(cudaMemcpyAsync(back, a, n * sizeof(int), cudaMemcpyDeviceToHost, s1));
+    CUDA(cudaFreeAsync(a, s1)); /* returns at once: the stream has not reached it */
+    /* another stream's allocation meanwhile is other memory: a is still the fill's */
+    CUDA(cudaMallocAsync(&b, n * sizeof(int), s2));
+    CUDA(cudaMemsetAsync(b, 0, n * sizeof(int), s2));
+    CUDA(cudaStreamSynchronize(s2));
+    CHECK(b + n <= a || a + n <= b, "cudaMallocAsync on another stream returned %p, inside %p freed later in order",
+          (void *)b, (void *)a);
+    *gate = 1;
+    CUDA(cudaStreamSynchronize(s1));
+    int bad = 0;
+    for (int i = 0; i < n; i++)
+        bad += back[i] != 7;
+    CHECK(bad == 0, "%d of %d values filled before cudaFreeAsync were lost", bad, n);
+    CUDA(cudaMemcpy(back, b, n * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; i++)
+        bad += back[i] != 0;
+    CHECK(bad == 0, "%d values of the other stream's allocation changed", bad);
+    CUDA(cudaFreeAsync(b, s2));
+    CUDA(cudaStreamSynchronize(s2));
+    CUDA(cudaFree(gate));
+#ifdef GSHMEM_EMULATE_GPU
+    /* used before its stream reaches the allocation: undefined in CUDA, a fault here */
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) { /* the stream is held by a host function that never returns */
+        cudaStream_t s3;
+        int *c = nullptr;
+        cudaStreamCreate(&s3);
+        cudaLaunchHostFunc(s3, hold, nullptr);
+        cudaMallocAsync(&c, sizeof(int), s3);
+        *(volatile int *)c = 1;
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV,
+          "a use before the stream reached cudaMallocAsync did not fault (status %#x)", status);
+#endif
+}
 
 int main() {
     int n = 0;
@@ -249,6 +322,16 @@ int main() {
     CUDA(cudaMemcpy(h, v, 1000 * sizeof(int), cudaMemcpyDeviceToHost));
     CHECK(h[999] == 17 && notes == 4, "after 3 replays: v[999] %d, notes %d", h[999], notes);
     CUDA(cudaGraphExecDestroy(gx));
+
+    /* by the runtime API: the arguments from an array of pointers to them */
+    int len = 1000;
+    void *args[] = {&v, &len};
+    CUDA(cudaLaunchKernel(add_one, dim3(4), dim3(256), args, 0, s1));
+    CUDA(cudaStreamSynchronize(s1));
+    CUDA(cudaMemcpy(h, v, 1000 * sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(h[0] == 18 && h[999] == 18, "cudaLaunchKernel: v[0] %d v[999] %d", h[0], h[999]);
+
+    stream_ordered(s1, s2);
 
     /* launch errors are reported, not run */
     add_one<<<1, 2048>>>(v, 1000);

@@ -28,7 +28,7 @@ for v in "" -DWITH_STREAM; do
   }
 done
 echo "ok: a one-kernel unit holds its kernel and one failure path ($one PTX lines; $lines with a stream routine)"
-for t in dev_rma dev_stream dev_misuse; do # (each nvcc run takes half a minute on two cores)
+for t in dev_rma dev_stream dev_misuse dev_cg; do # (each nvcc run takes half a minute on two cores)
   "$NVCC" "${flags[@]}" -c "$SRC/$t.cu" -o "$OUT/$t.o"
   "$NVCC" "${flags[@]}" "$OUT/$t.o" -L"$LIB" -Xlinker -rpath -Xlinker "$LIB" -lgshmem -o "$OUT/$t"
   echo "ok: $t built by nvcc -c (whole program)"

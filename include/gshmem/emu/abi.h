@@ -35,6 +35,13 @@ int gshmem_emu_program(int abi_version);
  * Returns a cudaError_t value (0, or an invalid-configuration error without launching). */
 int gshmem_emu_launch(struct gshmem_emu_dim3 grid, struct gshmem_emu_dim3 block, size_t shmem, void *stream,
                       void (*fn)(void *), void *closure, void (*release)(void *));
+/* The same with flags: GSHMEM_EMU_LAUNCH_COOPERATIVE is cudaLaunchCooperativeKernel (every block resident at once,
+ * grid barriers allowed; a grid larger than gshmem_emu_coop_max_blocks is refused, cudaErrorCooperativeLaunchTooLarge)
+ */
+#define GSHMEM_EMU_LAUNCH_COOPERATIVE 0x1u
+int gshmem_emu_launch_ex(struct gshmem_emu_dim3 grid, struct gshmem_emu_dim3 block, size_t shmem, void *stream,
+                         void (*fn)(void *), void *closure, void (*release)(void *), unsigned flags);
+int gshmem_emu_coop_max_blocks(unsigned nthreads);
 
 /* Inside kernels */
 void gshmem_emu_syncthreads(void);
@@ -45,6 +52,10 @@ uint64_t gshmem_emu_shfl(unsigned mask, uint64_t v, int kind, int arg, int width
 enum { GSHMEM_EMU_VOTE_BALLOT, GSHMEM_EMU_VOTE_ANY, GSHMEM_EMU_VOTE_ALL };
 unsigned gshmem_emu_vote(unsigned mask, int kind, int pred);
 unsigned gshmem_emu_activemask(void);
+/* cooperative_groups' grid: a barrier of every thread of the grid (a trap outside a cooperative launch), and whether
+ * the kernel was launched cooperatively */
+void gshmem_emu_grid_sync(void);
+int gshmem_emu_grid_valid(void);
 /* A poll in a wait loop: lets the block's other threads run (and, when none can, other PEs) */
 void gshmem_emu_yield(void);
 void *gshmem_emu_dyn_shared(void);
@@ -60,6 +71,9 @@ void gshmem_emu_peer_atomic(const void *p);
 enum { GSHMEM_EMU_MEM_DEVICE, GSHMEM_EMU_MEM_HOST, GSHMEM_EMU_MEM_MANAGED };
 int gshmem_emu_malloc(void **p, size_t n, int kind);
 int gshmem_emu_free(void *p, int kind);
+/* cudaMallocAsync/cudaFreeAsync: the allocation and the free happen where the stream reaches them */
+int gshmem_emu_malloc_async(void **p, size_t n, void *stream);
+int gshmem_emu_free_async(void *p, void *stream);
 int gshmem_emu_memcpy(void *dst, const void *src, size_t n, void *stream, int async);
 int gshmem_emu_memset(void *dst, int value, size_t n, void *stream, int async);
 int gshmem_emu_stream_create(void **stream, unsigned flags);

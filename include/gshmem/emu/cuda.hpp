@@ -72,10 +72,12 @@ enum cudaError {
     cudaErrorMemoryAllocation = 2,
     cudaErrorInitializationError = 3,
     cudaErrorInvalidConfiguration = 9,
+    cudaErrorInvalidDeviceFunction = 98,
     cudaErrorNoDevice = 100,
     cudaErrorInvalidDevice = 101,
     cudaErrorInvalidResourceHandle = 400,
     cudaErrorNotReady = 600,
+    cudaErrorCooperativeLaunchTooLarge = 720,
     cudaErrorNotSupported = 801,
     cudaErrorStreamCaptureUnsupported = 900,
     cudaErrorUnknown = 999,
@@ -87,6 +89,7 @@ typedef struct gshmem_emu_graph_s *cudaGraph_t;
 typedef struct gshmem_emu_graph_s *cudaGraphExec_t;
 typedef struct gshmem_emu_node_s *cudaGraphNode_t;
 typedef void (*cudaHostFn_t)(void *);
+typedef struct gshmem_emu_mempool_s *cudaMemPool_t; /* (memory pools are not emulated: see below) */
 enum cudaMemcpyKind {
     cudaMemcpyHostToHost = 0,
     cudaMemcpyHostToDevice = 1,
@@ -124,7 +127,7 @@ struct cudaDeviceProp {
     char name[256];
     size_t totalGlobalMem, sharedMemPerBlock;
     int warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], multiProcessorCount, major, minor,
-        concurrentKernels, unifiedAddressing, managedMemory, canMapHostMemory;
+        concurrentKernels, unifiedAddressing, managedMemory, canMapHostMemory, cooperativeLaunch;
 };
 enum cudaDeviceAttr {
     cudaDevAttrMaxThreadsPerBlock = 1,
@@ -132,6 +135,8 @@ enum cudaDeviceAttr {
     cudaDevAttrMultiProcessorCount = 16,
     cudaDevAttrComputeCapabilityMajor = 75,
     cudaDevAttrComputeCapabilityMinor = 76,
+    cudaDevAttrCooperativeLaunch = 95,
+    cudaDevAttrMemoryPoolsSupported = 115,
 };
 
 inline const char *cudaGetErrorName(cudaError_t e) {
@@ -141,9 +146,12 @@ inline const char *cudaGetErrorName(cudaError_t e) {
     case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
     case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+    case cudaErrorInvalidDeviceFunction: return "cudaErrorInvalidDeviceFunction";
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
     case cudaErrorNotReady: return "cudaErrorNotReady";
     case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
+    case cudaErrorCooperativeLaunchTooLarge: return "cudaErrorCooperativeLaunchTooLarge";
+    case cudaErrorNotSupported: return "cudaErrorNotSupported";
     default: return "cudaErrorUnknown";
     }
 }
@@ -154,9 +162,14 @@ inline const char *cudaGetErrorString(cudaError_t e) {
     case cudaErrorMemoryAllocation: return "out of memory";
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
     case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorInvalidDeviceFunction: return "invalid device function";
     case cudaErrorInvalidResourceHandle: return "invalid resource handle";
     case cudaErrorNotReady: return "device not ready";
     case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
+    case cudaErrorCooperativeLaunchTooLarge:
+        return "too many blocks in cooperative launch (emulated GPU: at most one block per SM, SHMEM_EMU_SMS, and per "
+               "block worker, SHMEM_EMU_BLOCKS; fewer of many threads where vm.max_map_count limits their stacks)";
+    case cudaErrorNotSupported: return "operation not supported";
     default: return "unknown error (emulated GPU)";
     }
 }
@@ -185,7 +198,7 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d) {
     p->multiProcessorCount = gshmem_emu_sm_count();
     p->major = 7;
     p->minor = 0;
-    p->concurrentKernels = p->unifiedAddressing = p->managedMemory = p->canMapHostMemory = 1;
+    p->concurrentKernels = p->unifiedAddressing = p->managedMemory = p->canMapHostMemory = p->cooperativeLaunch = 1;
     return cudaSuccess;
 }
 inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int d) {
@@ -197,6 +210,8 @@ inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int d) {
          : a == cudaDevAttrMaxThreadsPerBlock     ? 1024
          : a == cudaDevAttrMultiProcessorCount    ? p.multiProcessorCount
          : a == cudaDevAttrComputeCapabilityMajor ? p.major
+         : a == cudaDevAttrCooperativeLaunch      ? 1
+         : a == cudaDevAttrMemoryPoolsSupported   ? 1
                                                   : 0;
     return cudaSuccess;
 }
@@ -223,6 +238,14 @@ template <class T> inline cudaError_t cudaHostAlloc(T **p, size_t n, unsigned f)
     return cudaHostAlloc((void **)p, n, f);
 }
 inline cudaError_t cudaFree(void *p) { return (cudaError_t)gshmem_emu_free(p, GSHMEM_EMU_MEM_DEVICE); }
+/* stream-ordered: usable from where the stream reaches the allocation to where it reaches the free */
+inline cudaError_t cudaMallocAsync(void **p, size_t n, cudaStream_t s) {
+    return (cudaError_t)gshmem_emu_malloc_async(p, n, s);
+}
+template <class T> inline cudaError_t cudaMallocAsync(T **p, size_t n, cudaStream_t s) {
+    return cudaMallocAsync((void **)p, n, s);
+}
+inline cudaError_t cudaFreeAsync(void *p, cudaStream_t s) { return (cudaError_t)gshmem_emu_free_async(p, s); }
 inline cudaError_t cudaFreeHost(void *p) { return (cudaError_t)gshmem_emu_free(p, GSHMEM_EMU_MEM_HOST); }
 inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind) {
     return (cudaError_t)gshmem_emu_memcpy(d, s, n, nullptr, 0);
@@ -513,8 +536,94 @@ template <class... P, class... A> inline void operator<<(bound<P...> b, std::tup
     closure<P...> *c = new closure<P...>{b.fn, std::tuple<typename std::decay<P>::type...>(std::move(a))};
     gshmem_emu_launch(b.c.grid, b.c.block, b.c.shmem, b.c.stream, &run<P...>, c, &release<P...>);
 }
+/* cudaLaunchKernel & co: the arguments from an array of pointers to them */
+template <class... P, size_t... I>
+inline closure<P...> *closure_from(void (*fn)(P...), void **args, std::index_sequence<I...>) {
+    return new closure<P...>{
+        fn, std::tuple<typename std::decay<P>::type...>(*static_cast<typename std::decay<P>::type *>(args[I])...)};
+}
+template <class... P>
+inline cudaError_t launch_args(void (*fn)(P...), dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t s,
+                               unsigned flags) {
+    if (!fn)
+        return (cudaError_t)gshmem_emu_set_error(cudaErrorInvalidDeviceFunction);
+    if (sizeof...(P) && !args)
+        return (cudaError_t)gshmem_emu_set_error(cudaErrorInvalidValue);
+    closure<P...> *c = closure_from(fn, args, std::index_sequence_for<P...>{});
+    return (cudaError_t)gshmem_emu_launch_ex(g, b, shmem, s, &run<P...>, c, &release<P...>, flags);
+}
+template <class...> struct not_emulated : std::false_type {};
 /* runs before main in every unit that includes this: the library learns the program's kernels run on the CPU */
 static const int registered = gshmem_emu_program(GSHMEM_EMU_ABI_VERSION);
 } // namespace gshmem_emu
+
+template <class... P>
+inline cudaError_t cudaLaunchKernel(void (*fn)(P...), dim3 g, dim3 b, void **args, size_t shmem = 0,
+                                    cudaStream_t s = nullptr) {
+    return gshmem_emu::launch_args(fn, g, b, args, shmem, s, 0);
+}
+/* Every block resident at once, so that cooperative_groups::this_grid().sync() may gather them: a grid larger than
+ * the emulated GPU holds is refused (cudaErrorCooperativeLaunchTooLarge), as on a GPU */
+template <class... P>
+inline cudaError_t cudaLaunchCooperativeKernel(void (*fn)(P...), dim3 g, dim3 b, void **args, size_t shmem = 0,
+                                               cudaStream_t s = nullptr) {
+    return gshmem_emu::launch_args(fn, g, b, args, shmem, s, GSHMEM_EMU_LAUNCH_COOPERATIVE);
+}
+/* (the C forms take the kernel as a const void *, which does not say how to pass the arguments on the CPU) */
+template <class T = void>
+inline cudaError_t cudaLaunchKernel(const void *, dim3, dim3, void **, size_t = 0, cudaStream_t = nullptr) {
+    static_assert(gshmem_emu::not_emulated<T>::value,
+                  "cudaLaunchKernel with the kernel cast to a pointer is not emulated by oshcc --emulate-gpu: pass "
+                  "the kernel itself (the C++ form), whose type says how to pass its arguments");
+    return cudaErrorNotSupported;
+}
+template <class T = void>
+inline cudaError_t cudaLaunchCooperativeKernel(const void *, dim3, dim3, void **, size_t = 0, cudaStream_t = nullptr) {
+    static_assert(gshmem_emu::not_emulated<T>::value,
+                  "cudaLaunchCooperativeKernel with the kernel cast to a pointer is not emulated by oshcc "
+                  "--emulate-gpu: pass the kernel itself (the C++ form), whose type says how to pass its arguments");
+    return cudaErrorNotSupported;
+}
+/* An SM of the emulated GPU runs one block at a time (docs/device.md) */
+template <class F>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, F fn, int block_size, size_t,
+                                                                          unsigned = 0) {
+    if (!n || !fn || block_size <= 0)
+        return (cudaError_t)gshmem_emu_set_error(cudaErrorInvalidValue);
+    *n = block_size <= 1024 && gshmem_emu_coop_max_blocks((unsigned)block_size) > 0;
+    return cudaSuccess;
+}
+template <class F>
+inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, F fn, int block_size, size_t shmem) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(n, fn, block_size, shmem, 0);
+}
+
+/* ---- not emulated: a call stops compilation with the feature's name ---- */
+#define GSHMEM_EMU_NOT_EMULATED(name, what)                                                                            \
+    template <class... A> inline cudaError_t name(A...) {                                                              \
+        static_assert(gshmem_emu::not_emulated<A...>::value,                                                           \
+                      #name ": " what " is not emulated by oshcc --emulate-gpu (docs/device.md lists what is)");       \
+        return cudaErrorNotSupported;                                                                                  \
+    }
+GSHMEM_EMU_NOT_EMULATED(cudaMallocFromPoolAsync, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaDeviceGetDefaultMemPool, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaDeviceGetMemPool, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaDeviceSetMemPool, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaMemPoolCreate, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaMemPoolDestroy, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaMemPoolSetAttribute, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaMemPoolGetAttribute, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaMemPoolSetAccess, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaMemPoolTrimTo, "memory pools")
+GSHMEM_EMU_NOT_EMULATED(cudaLaunchCooperativeKernelMultiDevice, "a cooperative launch over several devices")
+GSHMEM_EMU_NOT_EMULATED(cudaLaunchKernelEx, "launch attributes (clusters, programmatic launch)")
+#undef GSHMEM_EMU_NOT_EMULATED
+/* (a pool's form of cudaMallocAsync) */
+template <class T> inline cudaError_t cudaMallocAsync(T **, size_t, cudaMemPool_t, cudaStream_t) {
+    static_assert(gshmem_emu::not_emulated<T>::value,
+                  "cudaMallocAsync from a memory pool: memory pools are not emulated by oshcc --emulate-gpu "
+                  "(docs/device.md lists what is)");
+    return cudaErrorNotSupported;
+}
 
 #endif

@@ -29,17 +29,20 @@ struct emu_thread {
     unsigned wait_gen;
 };
 
+/* Lanes of one warp may wait at different barriers at once (the tiles of a cooperative_groups partition): each lane
+ * that arrives says which lanes its barrier waits for, and counts the barriers it has passed. */
 struct emu_warp {
-    unsigned live;    /* lanes not yet exited */
-    unsigned arrived; /* lanes at the current warp barrier */
-    unsigned want;    /* lanes that barrier waits for */
-    unsigned gen;
+    unsigned live;     /* lanes not yet exited */
+    unsigned arrived;  /* lanes at a warp barrier */
+    unsigned want[32]; /* by lane: the lanes its barrier waits for */
+    unsigned gen[32];  /* by lane: barriers passed */
     uint64_t slot[32];
 };
 
 struct emu_block {
     unsigned nthreads, live, arrived, gen;
-    int acc[2]; /* __syncthreads_count/and/or, by barrier parity */
+    unsigned grid_gen; /* the block barrier after which its first thread to run took the block to the grid's */
+    int acc[2];        /* __syncthreads_count/and/or, by barrier parity */
     struct emu_warp warp[32];
     struct emu_thread *th;
 };
@@ -49,6 +52,7 @@ struct emu_worker {
     struct shmemi_fiber os; /* this OS thread's own context */
     struct shmemi_fiber *fib;
     struct emu_thread *th;
+    char **stk; /* the running block's stacks, from the pool (stacks.c) */
     unsigned nfib;
     char *dyn;
     size_t dyn_len;
@@ -100,21 +104,34 @@ int gshmem_emu_syncthreads_op(int op, int pred) {
     return op == 0 ? n : op == 1 ? n == (int)b->live : n != 0;
 }
 
+static void warp_release(struct emu_warp *w, unsigned lanes) {
+    w->arrived &= ~lanes;
+    for (; lanes; lanes &= lanes - 1)
+        w->gen[__builtin_ctz(lanes)]++;
+}
+
+/* after a lane exits: the barriers that waited only for it among the lanes still missing */
+static void warp_settle(struct emu_warp *w) {
+    for (unsigned pend = w->arrived; pend;) {
+        unsigned l = (unsigned)__builtin_ctz(pend), g = w->want[l] & w->live;
+        if ((w->arrived & g) == g)
+            warp_release(w, g);
+        pend &= ~(g | 1u << l);
+    }
+}
+
 static void warp_barrier(struct emu_thread *t, unsigned mask) {
+    unsigned lane = t->pub.lane, bit = 1u << lane;
     struct emu_warp *w = &t->blk->warp[t->pub.lin / 32];
-    unsigned bit = 1u << t->pub.lane, want = mask & w->live;
-    if (!(want & bit))
-        want |= bit; /* a lane outside its own mask still takes part */
-    if (!w->arrived)
-        w->want = want;
+    unsigned want = (mask & w->live) | bit; /* a lane outside its own mask still takes part */
+    w->want[lane] = want;
     w->arrived |= bit;
-    if ((w->arrived & w->want) == w->want) {
-        w->arrived = 0;
-        w->gen++;
+    if ((w->arrived & want) == want) {
+        warp_release(w, want);
         return;
     }
     t->state = ST_WBAR;
-    t->wait_gen = w->gen;
+    t->wait_gen = w->gen[lane];
     park(t);
 }
 
@@ -185,8 +202,40 @@ struct kernel_run {
     void *closure;
     unsigned nblocks;
     unsigned next; /* blocks handed out (atomic) */
+    int coop;      /* launched with cudaLaunchCooperativeKernel: every block resident, grid barriers allowed */
+    unsigned grid_arrived, grid_gen; /* blocks at the grid barrier; grid barriers passed (atomic) */
 };
 static __thread struct kernel_run *me_kernel;
+
+/* cooperative_groups::grid_group::sync(): the block gathers, its first thread to run on takes it to the grid's
+ * barrier (polling, so the SM's other blocks and PEs run), then releases the block's threads */
+void gshmem_emu_grid_sync(void) {
+    struct emu_thread *t = self_thread("cooperative_groups::grid_group::sync");
+    struct kernel_run *k = me_kernel;
+    if (!k->coop)
+        gshmem_emu_trap("cooperative_groups::grid_group::sync() in a kernel not launched by "
+                        "cudaLaunchCooperativeKernel (its grid_group is not valid: a GPU traps)");
+    gshmem_emu_syncthreads();
+    struct emu_block *b = t->blk;
+    if (b->grid_gen != b->gen) {
+        b->grid_gen = b->gen;
+        unsigned gen = __atomic_load_n(&k->grid_gen, __ATOMIC_ACQUIRE);
+        if (__atomic_add_fetch(&k->grid_arrived, 1, __ATOMIC_ACQ_REL) == k->nblocks) {
+            __atomic_store_n(&k->grid_arrived, 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&k->grid_gen, gen + 1, __ATOMIC_RELEASE);
+        } else {
+            while (__atomic_load_n(&k->grid_gen, __ATOMIC_ACQUIRE) == gen)
+                gshmem_emu_yield();
+        }
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    }
+    gshmem_emu_syncthreads();
+}
+
+int gshmem_emu_grid_valid(void) {
+    self_thread("cooperative_groups::grid_group::is_valid");
+    return me_kernel->coop;
+}
 
 static void thread_main(void *arg) {
     struct emu_thread *t = arg;
@@ -202,14 +251,9 @@ static void thread_main(void *arg) {
         b->acc[(b->gen + 1) & 1] = 0;
         b->gen++;
     }
-    if (w->arrived && (w->arrived & (w->want & w->live)) == (w->want & w->live)) {
-        w->arrived = 0;
-        w->gen++;
-    }
+    warp_settle(w);
     shmemi_fiber_switch(t->fib, &me_worker->os);
 }
-
-static size_t stack_size(void) { return shmemi_env.emu_stack ? shmemi_env.emu_stack : (size_t)256 << 10; }
 
 /* A block whose threads only poll: yield the CPU for the first couple of milliseconds (a peer's answer usually comes
  * within that, and yielding lets the PE that owes it run on a shared core), then sleep, longer the longer it lasts. */
@@ -241,17 +285,23 @@ static void run_block(struct kernel_run *k, unsigned bidx) {
     unsigned n = k->block.x * k->block.y * k->block.z;
     if (w->nfib < n) {
         struct shmemi_fiber *f = realloc(w->fib, n * sizeof *f);
-        struct emu_thread *th = f ? realloc(w->th, n * sizeof *th) : NULL;
         if (f)
             w->fib = f;
-        if (!f || !th)
+        struct emu_thread *th = f ? realloc(w->th, n * sizeof *th) : NULL;
+        if (th)
+            w->th = th;
+        char **stk = th ? realloc(w->stk, n * sizeof *stk) : NULL;
+        if (!stk)
             shmemi_emu_fatal("a kernel launch", "out of memory for %u emulated threads", n);
-        w->th = th;
+        w->stk = stk;
         for (unsigned i = w->nfib; i < n; i++)
-            if (shmemi_fiber_init(&w->fib[i], stack_size()))
-                shmemi_emu_fatal("a kernel launch", "cannot map a stack for emulated thread %u of a block", i);
+            if (shmemi_fiber_init(&w->fib[i]))
+                shmemi_emu_fatal("a kernel launch", "out of memory for %u emulated threads", n);
         w->nfib = n;
     }
+    /* stacks only while the block runs: a grid of any size needs those of its resident blocks */
+    shmemi_emu_stacks_take(n, w->stk);
+    size_t stack_len = shmemi_emu_stack_len();
     if (k->shmem > w->dyn_len) {
         free(w->dyn);
         if (!(w->dyn = calloc(1, k->shmem)))
@@ -276,7 +326,7 @@ static void run_block(struct kernel_run *k, unsigned bidx) {
         t->blk = &b;
         t->fib = &w->fib[i];
         t->state = ST_RUN;
-        shmemi_fiber_start(t->fib, thread_main, t);
+        shmemi_fiber_start(t->fib, w->stk[i], stack_len, thread_main, t);
     }
     me_kernel = k;
     unsigned idle = 0;
@@ -286,7 +336,7 @@ static void run_block(struct kernel_run *k, unsigned bidx) {
         for (unsigned i = 0; i < n; i++) {
             struct emu_thread *t = &w->th[i];
             if (t->state == ST_DONE || (t->state == ST_BAR && b.gen == t->wait_gen) ||
-                (t->state == ST_WBAR && b.warp[i / 32].gen == t->wait_gen))
+                (t->state == ST_WBAR && b.warp[i / 32].gen[i % 32] == t->wait_gen))
                 continue;
             if (t->state != ST_POLL)
                 quiet = 0;
@@ -310,6 +360,7 @@ static void run_block(struct kernel_run *k, unsigned bidx) {
         else
             idle = 0;
     }
+    shmemi_emu_stacks_give(n, w->stk);
 }
 
 /* ---- kernels on a stream: its thread and helpers take blocks until none are left ---- */
@@ -363,9 +414,20 @@ static void *helper_main(void *arg) {
 
 static unsigned max_resident(void) { return shmemi_env.emu_blocks > 0 ? (unsigned)shmemi_env.emu_blocks : 32; }
 
+/* What can be co-resident: an SM each (SHMEM_EMU_SMS), a block worker each (SHMEM_EMU_BLOCKS), stacks for all */
+unsigned shmemi_emu_coop_max(unsigned nthreads) {
+    unsigned m = max_resident(), sms = (unsigned)gshmem_emu_sm_count(), s = shmemi_emu_stacks_blocks(nthreads);
+    m = sms < m ? sms : m;
+    return s < m ? s : m;
+}
+
 void shmemi_emu_run_kernel(struct emu_pool **pp, const struct shmemi_emu_kernel *kk) {
-    struct kernel_run k = {
-        .grid = kk->grid, .block = kk->block, .shmem = kk->shmem, .fn = kk->fn, .closure = kk->closure};
+    struct kernel_run k = {.grid = kk->grid,
+                           .block = kk->block,
+                           .shmem = kk->shmem,
+                           .fn = kk->fn,
+                           .closure = kk->closure,
+                           .coop = kk->coop};
     k.nblocks = k.grid.x * k.grid.y * k.grid.z;
     unsigned helpers = (k.nblocks < max_resident() ? k.nblocks : max_resident()) - 1;
     struct emu_pool *p = *pp;

@@ -4,7 +4,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -25,37 +24,23 @@ void shmemi_fiber_swap(void **save_sp, void *new_sp) __attribute__((visibility("
 #include <ucontext.h>
 #endif
 
-static size_t page_size(void) {
+static inline size_t page_size(void) {
     static size_t pg;
     if (!pg)
         pg = (size_t)sysconf(_SC_PAGESIZE);
     return pg;
 }
 
-int shmemi_fiber_init(struct shmemi_fiber *f, size_t size) {
+int shmemi_fiber_init(struct shmemi_fiber *f) {
     memset(f, 0, sizeof *f);
-    size_t pg = page_size();
-    size = (size + pg - 1) & ~(pg - 1);
-    char *m =
-        mmap(NULL, size + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-    if (m == MAP_FAILED)
-        return -1;
-    mprotect(m, pg, PROT_NONE); /* an overflowing emulated thread faults instead of writing over its neighbour */
-    f->stack = m;
-    f->size = size + pg;
 #ifndef FIBER_ASM
-    f->uctx = calloc(1, sizeof(ucontext_t));
-    if (!f->uctx) {
-        munmap(m, f->size);
+    if (!(f->uctx = calloc(1, sizeof(ucontext_t))))
         return -1;
-    }
 #endif
     return 0;
 }
 
 void shmemi_fiber_destroy(struct shmemi_fiber *f) {
-    if (f->stack)
-        munmap(f->stack, f->size);
 #ifndef FIBER_ASM
     free(f->uctx);
 #endif
@@ -93,7 +78,9 @@ __asm__(".text\n"
 void shmemi_fiber_boot(void);
 __attribute__((used)) void fiber_boot_trampoline(struct shmemi_fiber *f) { fiber_boot_c(f); }
 
-void shmemi_fiber_start(struct shmemi_fiber *f, void (*entry)(void *), void *arg) {
+void shmemi_fiber_start(struct shmemi_fiber *f, char *stack, size_t size, void (*entry)(void *), void *arg) {
+    f->stack = stack;
+    f->size = size;
     f->entry = entry;
     f->arg = arg;
     /* top of the stack, 16-aligned, then what shmemi_fiber_swap pops: control words, r15..rbp, return address */
@@ -128,7 +115,9 @@ static void uctx_entry(unsigned hi, unsigned lo) {
     fiber_boot_c((struct shmemi_fiber *)(uintptr_t)((uint64_t)hi << 32 | lo));
 }
 
-void shmemi_fiber_start(struct shmemi_fiber *f, void (*entry)(void *), void *arg) {
+void shmemi_fiber_start(struct shmemi_fiber *f, char *stack, size_t size, void (*entry)(void *), void *arg) {
+    f->stack = stack;
+    f->size = size;
     f->entry = entry;
     f->arg = arg;
     ucontext_t *u = f->uctx;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +25,7 @@ enum {
     E_INVALID_DEVICE = 101,
     E_INVALID_HANDLE = 400,
     E_NOT_READY = 600,
+    E_COOP_TOO_LARGE = 720,
     E_CAPTURE_UNSUPPORTED = 900,
 };
 
@@ -111,7 +113,7 @@ int gshmem_emu_free(void *p, int kind) {
 }
 
 /* ---- streams ---- */
-enum { OP_KERNEL, OP_COPY, OP_SET, OP_RECORD, OP_WAIT, OP_HOST };
+enum { OP_KERNEL, OP_COPY, OP_SET, OP_RECORD, OP_WAIT, OP_HOST, OP_ALLOC, OP_FREE };
 struct emu_event {
     uint64_t recorded, done; /* records enqueued, records done */
     double t_ms;             /* when the last record ran */
@@ -175,6 +177,14 @@ static void run_op(struct emu_stream *s, struct op *o) {
     case OP_COPY: memmove(o->dst, o->src, o->n); break;
     case OP_SET: memset(o->dst, o->value, o->n); break;
     case OP_HOST: o->fn(o->arg); break;
+    case OP_ALLOC: /* from here on in stream order the allocation may be used */
+        if (mprotect(o->dst, o->n, PROT_READ | PROT_WRITE))
+            shmemi_emu_fatal("cudaMallocAsync", "cannot open %zu bytes at %p: %s", o->n, o->dst, strerror(errno));
+        break;
+    case OP_FREE:
+        if (shmemi_gtl_emu_user_free(o->dst))
+            shmemi_emu_fatal("cudaFreeAsync", "%p is not an emulated GPU allocation (or was freed already)", o->dst);
+        break;
     case OP_RECORD:
         pthread_mutex_lock(&dev_lock);
         o->ev->t_ms = now_ms();
@@ -306,17 +316,66 @@ static int sync_stream(struct emu_stream *s) {
 
 int gshmem_emu_launch(struct gshmem_emu_dim3 grid, struct gshmem_emu_dim3 block, size_t shmem, void *stream,
                       void (*fn)(void *), void *closure, void (*release)(void *)) {
+    return gshmem_emu_launch_ex(grid, block, shmem, stream, fn, closure, release, 0);
+}
+
+int gshmem_emu_launch_ex(struct gshmem_emu_dim3 grid, struct gshmem_emu_dim3 block, size_t shmem, void *stream,
+                         void (*fn)(void *), void *closure, void (*release)(void *), unsigned flags) {
     unsigned long long nt = (unsigned long long)block.x * block.y * block.z;
-    if (!grid.x || !grid.y || !grid.z || !nt || nt > 1024 || block.z > 64 || grid.y > 65535 || grid.z > 65535) {
+    int e = E_OK;
+    if (!grid.x || !grid.y || !grid.z || !nt || nt > 1024 || block.z > 64 || grid.y > 65535 || grid.z > 65535)
+        e = E_INVALID_CONFIG;
+    else if ((flags & GSHMEM_EMU_LAUNCH_COOPERATIVE) &&
+             (unsigned long long)grid.x * grid.y * grid.z > shmemi_emu_coop_max((unsigned)nt))
+        e = E_COOP_TOO_LARGE; /* its blocks could not all be resident, as grid_group::sync needs */
+    if (e) {
         if (release)
             release(closure);
-        return gshmem_emu_set_error(E_INVALID_CONFIG);
+        return gshmem_emu_set_error(e);
     }
-    struct op o = {.kind = OP_KERNEL, .k = {grid, block, shmem, fn, closure, release}};
-    int e = enqueue(stream, &o);
+    struct op o = {.kind = OP_KERNEL,
+                   .k = {grid, block, shmem, fn, closure, release, !!(flags & GSHMEM_EMU_LAUNCH_COOPERATIVE)}};
+    e = enqueue(stream, &o);
     if (e && release)
         release(closure);
     return gshmem_emu_set_error(e);
+}
+
+int gshmem_emu_coop_max_blocks(unsigned nthreads) { return nthreads ? (int)shmemi_emu_coop_max(nthreads) : 0; }
+
+/* ---- stream-ordered allocation: the pages are there at once but open only when the stream reaches the
+ * allocation (a use before it faults, as it may on a GPU); the free unmaps them when the stream reaches it ---- */
+int gshmem_emu_malloc_async(void **p, size_t n, void *stream) {
+    if (!p)
+        return gshmem_emu_set_error(E_INVALID_VALUE);
+    int capturing = 0;
+    gshmem_emu_capture_status(stream, &capturing);
+    if (capturing) /* a graph's memory nodes are not emulated */
+        return gshmem_emu_set_error(E_CAPTURE_UNSUPPORTED);
+    void *m = NULL;
+    size_t len = ((n ? n : 1) + 4095) & ~(size_t)4095;
+    if (shmemi_gtl_emu_user_alloc(len, &m))
+        return gshmem_emu_set_error(E_MEMORY);
+    mprotect(m, len, PROT_NONE);
+    struct op o = {.kind = OP_ALLOC, .dst = m, .n = len};
+    int e = enqueue(stream, &o);
+    if (e) {
+        shmemi_gtl_emu_user_free(m);
+        return gshmem_emu_set_error(e);
+    }
+    *p = m;
+    return E_OK;
+}
+
+int gshmem_emu_free_async(void *p, void *stream) {
+    if (!p)
+        return E_OK;
+    int capturing = 0;
+    gshmem_emu_capture_status(stream, &capturing);
+    if (capturing)
+        return gshmem_emu_set_error(E_CAPTURE_UNSUPPORTED);
+    struct op o = {.kind = OP_FREE, .dst = p};
+    return gshmem_emu_set_error(enqueue(stream, &o));
 }
 
 int gshmem_emu_memcpy(void *dst, const void *src, size_t n, void *stream, int async) {
@@ -598,8 +657,8 @@ int gshmem_emu_node_type(void *node, int *type) {
     if (!o || !type || o->kind < 0)
         return gshmem_emu_set_error(E_INVALID_VALUE);
     /* cudaGraphNodeType values */
-    static const int types[] = {
-        [OP_KERNEL] = 0, [OP_COPY] = 1, [OP_SET] = 2, [OP_HOST] = 3, [OP_WAIT] = 6, [OP_RECORD] = 7};
+    static const int types[] = {[OP_KERNEL] = 0, [OP_COPY] = 1,   [OP_SET] = 2,    [OP_HOST] = 3,
+                                [OP_WAIT] = 6,   [OP_RECORD] = 7, [OP_ALLOC] = 10, [OP_FREE] = 11};
     *type = types[o->kind];
     return E_OK;
 }

@@ -1,0 +1,3 @@
+/* cooperative_groups/memcpy_async.h - for programs built with oshcc --emulate-gpu: not emulated, so compilation stops here instead of
+ * picking up CUDA's own header, which only nvcc can compile. */
+#error "cooperative_groups::memcpy_async (cooperative_groups/memcpy_async.h) is not emulated by oshcc --emulate-gpu (docs/device.md lists what is emulated)"

@@ -1,0 +1,3 @@
+/* cuda_pipeline.h - for programs built with oshcc --emulate-gpu: not emulated, so compilation stops here instead of
+ * picking up CUDA's own header, which only nvcc can compile. */
+#error "asynchronous copies to shared memory (cuda_pipeline.h) is not emulated by oshcc --emulate-gpu (docs/device.md lists what is emulated)"

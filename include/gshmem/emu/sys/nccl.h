@@ -1,0 +1,3 @@
+/* nccl.h - for programs built with oshcc --emulate-gpu: not emulated, so compilation stops here instead of
+ * picking up CUDA's own header, which only nvcc can compile. */
+#error "NCCL (nccl.h) is not emulated by oshcc --emulate-gpu (docs/device.md lists what is emulated)"

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# emu_unsupported.sh CXX INCDIR [CUDA_INCDIR] - what the CPU emulation of the GPU does not provide stops compilation
+# with a message naming the feature (never CUDA's own header, which only nvcc compiles, nor an undeclared name); and
+# what it provides (cooperative groups) compiles even with CUDA's include directory on the path, as a CMake project
+# that links CUDA::cudart puts it. Each snippet compiles as gshmem_add_emu_program and oshcc --emulate-gpu compile.
+set -u
+CXX=$1 INC=$2 CUDA_INC=${3:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+flags=(-std=c++17 -fsyntax-only -include gshmem/emu/cuda.hpp -I"$INC" -I"$INC/gshmem/emu/sys")
+cuda_flags=()
+[ -n "$CUDA_INC" ] && [ -d "$CUDA_INC" ] && cuda_flags=(-I"$CUDA_INC" -I"$CUDA_INC/cccl")
+
+# expect NAME 'EXPECTED REGEX' [extra flags...] < snippet: compilation must fail with the expected message first
+expect() {
+  local name=$1 re=$2
+  shift 2
+  cat > "$tmp/$name.cpp"
+  if "$CXX" "${flags[@]}" "$@" "$tmp/$name.cpp" > "$tmp/$name.log" 2>&1; then
+    echo "FAIL: $name compiled; it must stop with: $re"
+    fail=1
+    return
+  fi
+  local first
+  first=$(grep -m1 -E 'error' "$tmp/$name.log")
+  if ! grep -q -E "$re" <<< "$first"; then
+    echo "FAIL: $name: the first error is not the expected one ($re):"
+    head -5 "$tmp/$name.log"
+    fail=1
+    return
+  fi
+  echo "ok: $name: $first"
+}
+
+compiles() {
+  local name=$1
+  shift
+  cat > "$tmp/$name.cpp"
+  if ! "$CXX" "${flags[@]}" "$@" "$tmp/$name.cpp" > "$tmp/$name.log" 2>&1; then
+    echo "FAIL: $name does not compile:"
+    head -20 "$tmp/$name.log"
+    fail=1
+    return
+  fi
+  echo "ok: $name compiles"
+}
+
+cg_program='#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void k(int *p) {
+    cg::thread_block b = cg::this_thread_block();
+    cg::thread_block_tile<32> w = cg::tiled_partition<32>(b);
+    p[b.thread_rank()] = w.shfl((int)w.thread_rank(), 0) + w.ballot(1);
+    cg::this_grid().sync();
+}
+int main() {
+    int *p = nullptr;
+    void *args[] = {&p};
+    return (int)cudaLaunchCooperativeKernel(k, dim3(1), dim3(32), args);
+}'
+compiles cg_provided <<< "$cg_program"
+if [ ${#cuda_flags[@]} -gt 0 ]; then
+  compiles cg_provided_with_cuda_on_path "${cuda_flags[@]}" <<< "$cg_program"
+fi
+
+for extra in "" cuda; do
+  f=()
+  sfx=""
+  if [ "$extra" = cuda ]; then
+    [ ${#cuda_flags[@]} -gt 0 ] || continue
+    f=("${cuda_flags[@]}")
+    sfx=_with_cuda_on_path
+  fi
+  expect "fp16$sfx" 'half precision .* is not emulated by oshcc --emulate-gpu' "${f[@]}" <<< '#include <cuda_fp16.h>'
+  expect "cg_reduce$sfx" 'cooperative_groups::reduce .* is not emulated' "${f[@]}" <<< \
+    '#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>'
+  expect "libcuxx$sfx" 'libcu\+\+ .* is not emulated' "${f[@]}" <<< '#include <cuda/atomic>'
+  expect "thrust$sfx" 'Thrust .* is not emulated' "${f[@]}" <<< '#include <thrust/device_vector.h>'
+done
+if [ ${#cuda_flags[@]} -gt 0 ]; then
+  # a CUDA header with no stand-in: its own includes reach one
+  expect cuda_header_without_standin 'a CUDA header that oshcc --emulate-gpu does not emulate was included' \
+    "${cuda_flags[@]}" <<< '#include <cuda/std/span>'
+fi
+expect mempool 'cudaMallocFromPoolAsync: memory pools is not emulated' <<< \
+  'int main() { void *p; cudaMemPool_t pool = nullptr; return (int)cudaMallocFromPoolAsync(&p, 64, pool, nullptr); }'
+expect coop_void_ptr 'cudaLaunchCooperativeKernel with the kernel cast to a pointer is not emulated' <<< \
+  '__global__ void k() {}
+int main() { return (int)cudaLaunchCooperativeKernel((const void *)k, dim3(1), dim3(1), nullptr); }'
+expect coalesced 'cooperative_groups::coalesced_threads: coalesced_group is not emulated' <<< \
+  '#include <cooperative_groups.h>
+__global__ void k() { auto g = cooperative_groups::coalesced_threads(); (void)g; }'
+expect tile64 'thread_block_tile larger than a warp .* is not emulated' <<< \
+  '#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void k() { auto t = cg::tiled_partition<64>(cg::this_thread_block()); t.sync(); }'
+exit $fail
