@@ -2,6 +2,7 @@
  * objects behind SHMEM_CTX_DEFAULT, SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED. */
 #include <dlfcn.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,42 @@ static __attribute__((noreturn)) void gpu_net_fail(const char *fn, const char *n
              why ? why : "another PE's GPU cannot map, or update atomically, the GPU memory of a PE of its node",
              why ? "" : " (its own message says which)", net_err);
     init_fail(fn, msg);
+}
+
+/* A check every PE makes at the same point of shmem_init (a setting's value): msg is this PE's failure, or NULL.
+ * Every PE would otherwise print the same line, N lines for one bad setting, so the PEs tell each other whether and
+ * how (a hash of the message) they failed, and a failing PE prints its line only when no lower PE failed with the
+ * same message: once for the job, while a PE that fails alone, or differently, still says why. Then every PE
+ * leaves with status 1, after the lines are out. Returns only when no PE failed. */
+static void init_check_all(const char *fn, const char *msg) {
+    uint64_t mine = 0;
+    if (msg) {
+        mine = 14695981039346656037ull; /* FNV-1a */
+        for (const char *c = msg; *c; c++)
+            mine = (mine ^ (unsigned char)*c) * 1099511628211ull;
+        mine |= 1; /* 0 is "no failure" */
+    }
+    uint64_t *all = calloc((size_t)shmemi_rt.n_pes, sizeof *all);
+    if (!all || shmemb_allgather(&mine, all, sizeof mine))
+        init_fail(fn, msg ? msg : "bootstrap allgather failed");
+    int first = -1, speak = msg != NULL;
+    for (int pe = 0; pe < shmemi_rt.n_pes; pe++) {
+        if (all[pe] && first < 0)
+            first = pe;
+        if (pe < shmemi_rt.my_pe && all[pe] == mine)
+            speak = 0;
+    }
+    free(all);
+    if (first < 0)
+        return;
+    if (speak)
+        fprintf(stderr, "gshmem: PE %d: %s: %s\n", shmemi_rt.my_pe, fn, msg);
+    fflush(stderr);
+    shmemb_barrier();             /* the lines first: the launcher ends the job at the first PE that leaves */
+    if (shmemi_rt.my_pe == first) /* it spoke: the launcher names it as the one that ended the job */
+        shmemb_abort(1, NULL);
+    shmemb_barrier(); /* the others wait to be ended with it (a barrier it never joins) */
+    exit(1);
 }
 
 /* GPU support: on when the program or the environment asks for it and every PE has it (segments must match). */
@@ -90,16 +127,11 @@ static void gpu_setup(int host_init, int kernel_init, const char *fn) {
         snprintf(shmemi_rt.gpu_why, sizeof shmemi_rt.gpu_why, "%s", why);
         if (named) {
             char msg[800];
-            snprintf(msg, sizeof msg, "SHMEM_GPU=%s, but GPU support cannot start: %s%s", shmemi_env.gpu, why,
-                     ok ? " (its own line says why)" : "");
-            /* the PEs whose GPU failed say why before any other ends the job (an exclusive device fails all but
-             * the PE that took it first: the reason is theirs) */
-            if (!ok) {
-                fprintf(stderr, "gshmem: %s failed on PE %d: %s\n", fn, shmemi_rt.my_pe, msg);
-                fflush(stderr);
-            }
-            shmemb_barrier();
-            init_fail(fn, ok ? msg : NULL);
+            snprintf(msg, sizeof msg, "SHMEM_GPU=%s, but GPU support cannot start: %s", shmemi_env.gpu, why);
+            /* the PEs whose GPU failed say why (an exclusive device fails all but the PE that took it first: the
+             * reason is theirs), each reason once; the others follow quietly */
+            init_check_all(fn, ok ? NULL : msg);
+            init_fail(fn, msg); /* (not reached: a PE failed) */
         }
         shmemi_debug("GPU support off: %s", why);
         return; /* KIND=DEVICE partitions then stop init with this reason (segment.c) */
@@ -160,16 +192,25 @@ static void do_init(int requested, const char *fn) {
     if (shmemi_rt.init_state == 2)
         shmemi_fatal(fn, "the library cannot be initialized again after shmem_finalize");
     char err[768];
-    if (shmemi_env_read(err, sizeof err)) {
-        fprintf(stderr, "gshmem: %s: %s\n", fn, err);
-        exit(1);
-    }
+    /* a bad value is reported once the bootstrap is up (the reader keeps the bootstrap's rows however bad the
+     * others are), so that it comes once for the job and names the PE */
+    int env_bad = shmemi_env_read(err, sizeof err) != 0;
     struct shmemb_info info = {0};
-    if (shmemb_init(&info))
+    if (shmemb_init(&info)) {
+        if (env_bad)
+            fprintf(stderr, "gshmem: %s: %s\n", fn, err);
         exit(1); /* the bootstrap said why */
+    }
     shmemi_rt.my_pe = info.rank;
     shmemi_rt.n_pes = info.size;
     shmemi_abort_setup();
+    if (info.rank == 0 && shmemi_env.warn_unknown) { /* every PE has the same environment: PE 0 speaks for them */
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "gshmem: PE 0: %s: ", fn);
+        shmemi_env_unknown(stderr, prefix, " [SHMEM_WARN_UNKNOWN_ENV=0 hides these]");
+        fflush(stderr);
+    }
+    init_check_all(fn, env_bad ? err : NULL);
     mpi_under_oshrun(&info, fn);
     snprintf(shmemi_rt.jobid, sizeof shmemi_rt.jobid, "%s", info.jobid);
     int gpu_bits = requested & (SHMEM_DEVICE_HOST_INIT | SHMEM_DEVICE_KERNEL_INIT);
