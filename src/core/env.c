@@ -675,6 +675,20 @@ static void format_value(const struct row *r, char *buf, size_t len) {
     }
 }
 
+int shmemi_env_print_set(FILE *f, const char *lead) {
+    int n = 0;
+    for (size_t i = 0; i < NROWS; i++)
+        if (raw[i] && rows[i].vis == V_PUBLIC)
+            fprintf(f, "%s%s=%s", n++ ? ", " : lead, rows[i].name, raw[i]);
+    for (int i = 0; i < shmemi_npartitions; i++)
+        fprintf(f, "%s%s", n++ ? ", " : lead, shmemi_partitions[i].text);
+    if (n)
+        fprintf(f, "\n");
+    else
+        fprintf(f, "%snone of gshmem's variables (every setting is its default)\n", lead);
+    return n;
+}
+
 void shmemi_env_print(FILE *f, int show_launch) {
     for (size_t i = 0; i < NROWS; i++) {
         if (rows[i].vis == V_LAUNCH && !show_launch)

@@ -65,6 +65,9 @@ SHMEMI_ENV_HIDDEN int shmemi_parse_partition(const char *name, const char *value
  * does not read: another OpenSHMEM's (named as such, with gshmem's variable for the same setting where there is
  * one), or a misspelling (with the closest of gshmem's names). Returns how many. */
 SHMEMI_ENV_HIDDEN int shmemi_env_unknown(FILE *f, const char *prefix, const char *suffix);
+/* Prints lead and, on one line, every user setting the environment gives (NAME=value as written, partitions too);
+ * returns how many. */
+SHMEMI_ENV_HIDDEN int shmemi_env_print_set(FILE *f, const char *lead);
 /* Prints the table (name, current value, default, description). show_launch: include LAUNCH rows. */
 SHMEMI_ENV_HIDDEN void shmemi_env_print(FILE *f, int show_launch);
 /* The same table as Markdown: docs/ENV.md is this output (a test checks they agree). */

@@ -101,9 +101,9 @@ static void gpu_setup(int host_init, int kernel_init, const char *fn) {
     if (!want || !strcmp(shmemi_env.gpu, "none")) {
         snprintf(shmemi_rt.gpu_why, sizeof shmemi_rt.gpu_why, "%s",
                  want ? "SHMEM_GPU=none"
-                      : "not requested (shmem_init_thread with SHMEM_DEVICE_HOST_INIT, SHMEM_SYMMETRIC_SIZE_DEVICE, "
+                      : "not requested: shmem_init_thread with SHMEM_DEVICE_HOST_INIT, SHMEM_SYMMETRIC_SIZE_DEVICE, "
                         "SHMEM_ENABLE_DEVICE_AWARENESS=1, a KIND=DEVICE partition or a KIND=LIBOMP one on an "
-                        "OpenMP offload device turn it on)");
+                        "OpenMP offload device turns it on");
         return;
     }
     int local_rank = 0;
@@ -400,7 +400,8 @@ void shmem_global_exit(int status) {
     exit(status);
 }
 
-void shmemi_info_print(FILE *f) {
+/* the version, and what this build can use */
+static void build_print(FILE *f) {
     fprintf(f, "gshmem %s — OpenSHMEM %d.%d\n", GSHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
     fprintf(
         f,
@@ -415,7 +416,9 @@ void shmemi_info_print(FILE *f) {
     const char *ofi = shmemi_ofi_describe();
     if (ofi)
         fprintf(f, "Network transport in use: libfabric %s\n", ofi);
-    shmemi_gpu_info_print(f);
+}
+
+static void topo_print(FILE *f) {
     char why[160];
     if (gtopo_load(why, sizeof why))
         fprintf(f, "Topology: unknown (%s): each PE takes GPU and NIC number (its rank on the node) mod their count\n",
@@ -428,6 +431,54 @@ void shmemi_info_print(FILE *f) {
                 gtopo_numa_count() == 1 ? "" : "s", gtopo_dev_count(GTOPO_GPU),
                 gtopo_dev_count(GTOPO_GPU) == 1 ? "" : "s", gtopo_dev_count(GTOPO_NIC),
                 gtopo_dev_count(GTOPO_NIC) == 1 ? "" : "s");
+}
+
+static const char *human(size_t n, char *buf, size_t len) {
+    if (n && !(n & (((size_t)1 << 30) - 1)))
+        snprintf(buf, len, "%zu GiB", n >> 30);
+    else if (n && !(n & (((size_t)1 << 20) - 1)))
+        snprintf(buf, len, "%zu MiB", n >> 20);
+    else
+        snprintf(buf, len, "%zu bytes", n);
+    return buf;
+}
+
+/* shmem_info's default: what a newcomer asks first, in a dozen lines: the version and build, the GPU backend a job
+ * would take (or why none), the heap a job here would get (what auto comes to on this machine), the settings the
+ * environment changes, and its variables gshmem does not read; shmem_info --all prints shmemi_info_print's whole
+ * report. */
+void shmemi_info_brief(FILE *f) {
+    build_print(f);
+    shmemi_gpu_info_print(f, 1);
+    char a[32], b[32];
+    if (shmemi_env.symmetric_size) {
+        fprintf(f, "Symmetric heap: %s per PE (SHMEM_SYMMETRIC_SIZE=%s)\n",
+                human(shmemi_env.symmetric_size, a, sizeof a), shmemi_env_raw("SHMEM_SYMMETRIC_SIZE"));
+    } else {
+        cpu_set_t set;
+        int cpus = sched_getaffinity(0, sizeof set, &set) ? 1 : CPU_COUNT(&set);
+        size_t one = shmemi_heap_auto(1), each = shmemi_heap_auto(cpus);
+        if (cpus > 1 && each != one)
+            fprintf(f,
+                    "Symmetric heap: %s per PE alone on this node, %s each for %d PEs (one per CPU) "
+                    "(SHMEM_SYMMETRIC_SIZE=auto)\n",
+                    human(one, a, sizeof a), human(each, b, sizeof b), cpus);
+        else
+            fprintf(f, "Symmetric heap: %s per PE with up to %d PE%s on this node (SHMEM_SYMMETRIC_SIZE=auto)\n",
+                    human(one, a, sizeof a), cpus, cpus == 1 ? "" : "s");
+    }
+    if (shmemi_npartitions)
+        fprintf(f, "Symmetric partitions: %d (shmem_info --all says where each goes)\n", shmemi_npartitions);
+    topo_print(f);
+    shmemi_env_print_set(f, "Set in the environment: ");
+    shmemi_env_unknown(f, "Not read: ", "");
+    fprintf(f, "Every variable with its value and meaning: shmem_info --all (docs/ENV.md: shmem_info --markdown)\n");
+}
+
+void shmemi_info_print(FILE *f) {
+    build_print(f);
+    shmemi_gpu_info_print(f, 0);
+    topo_print(f);
     if (shmemi_npartitions) {
         char omp[200];
         shmemi_omp_describe(omp, sizeof omp);
@@ -445,4 +496,5 @@ void shmemi_info_print(FILE *f) {
     }
     fprintf(f, "Environment variables (current value, default):\n");
     shmemi_env_print(f, 1);
+    shmemi_env_unknown(f, "Not read: ", "");
 }
