@@ -795,8 +795,8 @@ int shmemi_segments_create(char *err, size_t errlen) {
             unlink_own(s);
         }
     }
-    shmemi_debug("segments: heap %zu B at %p, static %zu B at %p, %d partitions", heap->size, (void *)heap->base,
-                 st->size, (void *)st->base, shmemi_npartitions);
+    shmemi_debug("segments: heap %zu B at %p, static %zu B at %p, %d partition%s", heap->size, (void *)heap->base,
+                 st->size, (void *)st->base, shmemi_npartitions, shmemi_npartitions == 1 ? "" : "s");
     return 0;
 }
 

@@ -244,9 +244,10 @@ static void do_init(int requested, const char *fn) {
         shmemi_rt.nlocal += shmemi_rt.local[i];
     if (shmemi_rt.nlocal < info.size && !strcmp(shmemi_env.transport, "shm")) {
         snprintf(err, sizeof err,
-                 "SHMEM_TRANSPORT=shm, but %d of the %d PEs are on other nodes; unset it (or set auto) so they are "
+                 "SHMEM_TRANSPORT=shm, but %d of the %d PEs %s on other nodes; unset it (or set auto) so %s "
                  "reached through libfabric",
-                 info.size - shmemi_rt.nlocal, info.size);
+                 info.size - shmemi_rt.nlocal, info.size, info.size - shmemi_rt.nlocal == 1 ? "is" : "are",
+                 info.size - shmemi_rt.nlocal == 1 ? "it is" : "they are");
         init_fail(fn, err);
     }
     {
@@ -322,8 +323,8 @@ static void do_init(int requested, const char *fn) {
     }
     shmemi_exit_setup(); /* a PE that ends without shmem_finalize (exit.c) */
     if (shmemi_rt.my_pe == 0 && (shmemi_env.version || shmemi_env.info))
-        printf("gshmem %s (OpenSHMEM %d.%d), %d PEs, bootstrap %s\n", GSHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION,
-               SHMEM_MINOR_VERSION, shmemi_rt.n_pes, info.name);
+        printf("gshmem %s (OpenSHMEM %d.%d), %d PE%s, bootstrap %s\n", GSHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION,
+               SHMEM_MINOR_VERSION, shmemi_rt.n_pes, shmemi_rt.n_pes == 1 ? "" : "s", info.name);
     if (shmemi_rt.my_pe == 0 && shmemi_env.info) {
         shmemi_info_print(stdout);
         fflush(stdout);
