@@ -422,8 +422,8 @@ static void build_print(FILE *f) {
 static void topo_print(FILE *f) {
     char why[160];
     if (gtopo_load(why, sizeof why))
-        fprintf(f, "Topology: unknown (%s): each PE takes GPU and NIC number (its rank on the node) mod their count\n",
-                why);
+        fprintf(f, "Topology: unknown — %s; each PE takes GPU and NIC number (its rank on the node) mod their count\n",
+                why); /* (why has parentheses of its own) */
     else
         fprintf(f,
                 "Topology: hwloc%s: %d NUMA node%s, %d GPU%s, %d NIC%s on PCI; each PE takes the GPU and NIC nearest "
