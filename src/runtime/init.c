@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bootstrap/bootstrap.h"
 #include "coll/coll.h"
@@ -79,7 +80,10 @@ static void init_check_all(const char *fn, const char *msg) {
     shmemb_barrier();             /* the lines first: the launcher ends the job at the first PE that leaves */
     if (shmemi_rt.my_pe == first) /* it spoke: the launcher names it as the one that ended the job */
         shmemb_abort(1, NULL);
-    shmemb_barrier(); /* the others wait to be ended with it (a barrier it never joins) */
+    /* the others wait to be ended with it, quietly (a barrier it never joined would fail with a line of its own
+     * under PMIx), and leave by themselves should no launcher end them */
+    for (int ms = 0; ms < 5000; ms += 10)
+        nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
     exit(1);
 }
 
