@@ -149,7 +149,7 @@ env_once) # under mpirun too: a bad value is said once for the job, by PE 0; a m
 force_local) # SHMEM_BOOTSTRAP=local under mpirun: every process is its own singleton, as asked
   SHMEM_BOOTSTRAP=local SHMEM_VERSION=1 mpi "$PROG" "$@"
   expect_rc 0
-  expect_count "^gshmem .*, 1 PEs, bootstrap singleton$" out "$np"
+  expect_count "^gshmem .*, 1 PE, bootstrap singleton$" out "$np"
   ;;
 global_exit) # shmem_global_exit(7) on PE 1: the job ends at once with 7, a line says who ended it
   mpi "$PROG" abort 1 7
