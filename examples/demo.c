@@ -55,8 +55,8 @@ int main(void) {
             all_ok &= oks[i];
         char name[SHMEM_MAX_NAME_LEN];
         shmem_info_get_name(name);
-        printf("%s: %d PEs\n", name, n);
-        printf("  ring of put_signal (512 B) : %.2f us per lap of %d hops\n", ring_us, n);
+        printf("%s: %d PE%s\n", name, n, n == 1 ? "" : "s");
+        printf("  ring of put_signal (512 B) : %.2f us per lap of %d hop%s\n", ring_us, n, n == 1 ? "" : "s");
         printf("  atomic_inc on PE 0         : %.3f us each, total %ld (expected %ld)\n", amo_us, total,
                (long)incs * n);
         printf("  result                     : %s\n", all_ok ? "OK" : "WRONG");

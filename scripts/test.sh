@@ -24,7 +24,7 @@ cmake -S . -B build/min -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSHMEM_WERR
 cmake --build build/min -j 2 --target gshmem oshrun shmem_info gshmem-demo
 # (its output captured first: with pipefail, grep -q quitting at the first match can kill shmem_info with SIGPIPE)
 min_info=$(build/min/tools/shmem_info)
-grep -q 'Topology: unknown (built without hwloc' <<<"$min_info" ||
+grep -q 'Topology: unknown — built without hwloc' <<<"$min_info" ||
   { echo "test.sh: the minimal build's shmem_info does not say it has no hwloc" >&2; exit 1; }
 build/min/tools/oshrun -np 2 build/min/examples/gshmem-demo >/dev/null
 

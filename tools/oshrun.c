@@ -1245,7 +1245,7 @@ int main(int argc, char **argv) {
     }
     spawn_all();
     if (job.verbose)
-        note("oshrun: started %d PE(s) of %s, job %s", job.npes, job.argv[0], job.jobid);
+        note("oshrun: started %d PE%s of %s, job %s", job.npes, job.npes == 1 ? "" : "s", job.argv[0], job.jobid);
     if (job.timeout_s > 0)
         job.timeout_at_ms = now_ms() + (long long)(job.timeout_s * 1000);
 

@@ -293,8 +293,8 @@ static int pmix_init(struct shmemb_info *info) {
     info->nlocal = nlocal;
     info->local_ranks = pm.local;
     if (shmemi_env.debug)
-        shmemb_say("gshmem: PE %d of %d: PMIx bootstrap, namespace %s (job %s), %d PEs on this node", pm.rank, pm.size,
-                   pm.me.nspace, info->jobid, nlocal);
+        shmemb_say("gshmem: PE %d of %d: PMIx bootstrap, namespace %s (job %s), %d PE%s on this node", pm.rank, pm.size,
+                   pm.me.nspace, info->jobid, nlocal, nlocal == 1 ? "" : "s");
     return 0;
 
 err_init:

@@ -901,8 +901,8 @@ static void hier_reduce(const struct grp *g, const struct hier *h, int op, int d
     size_t blk = SHMEMI_GTL_SCRATCH / es;
     static int said;
     if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
-        shmemi_debug("%s: a reduction of GPU buffers in two levels (%d nodes of %d PEs); SHMEM_GPU_HIER_COLL=0: one",
-                     g->fn, h->N, h->L);
+        shmemi_debug("%s: a reduction of GPU buffers in two levels (%d nodes of %d PE%s); SHMEM_GPU_HIER_COLL=0: one",
+                     g->fn, h->N, h->L, h->L == 1 ? "" : "s");
     grp_barrier(g); /* every source ready */
     if (m) {
         char *acc = shmemi_gtl_scratch_get(g->fn);

@@ -321,8 +321,8 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
     long last = (long)start + (long)(size - 1) * stride;
     if (size <= 0 || start < 0 || start >= n || last < 0 || last >= n || (stride == 0 && size != 1)) {
         if (parent->my_pe == 0)
-            shmemi_debug("%s: invalid triplet start=%d stride=%d size=%d for a parent team of %d PEs", fn, start,
-                         stride, size, n);
+            shmemi_debug("%s: invalid triplet start=%d stride=%d size=%d for a parent team of %d PE%s", fn, start,
+                         stride, size, n, n == 1 ? "" : "s");
         return -1; /* every parent member sees the same arguments, so all return nonzero together */
     }
     int slot;

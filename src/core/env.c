@@ -331,12 +331,19 @@ int shmemi_env_read(char *err, size_t errlen) {
         if (parse_row(&rows[i], rows[i].def, err, errlen))
             return -1;
     }
+    /* every row is read even after a bad one (which keeps its default), so the bootstrap's rows are there for
+     * shmem_init to start it and report the first bad value once for the job, with the PE that found it */
+    int bad = 0;
     for (size_t i = 0; i < NROWS; i++) {
         const char *s = getenv(rows[i].name);
-        if (s && parse_row(&rows[i], s, err, errlen))
-            return -1;
+        if (s && parse_row(&rows[i], s, bad ? NULL : err, bad ? 0 : errlen)) {
+            bad = 1;
+            continue;
+        }
         raw[i] = s;
     }
+    if (bad)
+        return -1;
     if (strcmp(shmemi_env.transport, "auto") && strcmp(shmemi_env.transport, "shm") &&
         strcmp(shmemi_env.transport, "ofi"))
         return errf(err, errlen, "SHMEM_TRANSPORT='%s' is not valid: expected auto, shm or ofi", shmemi_env.transport);
@@ -419,6 +426,240 @@ int shmemi_env_read(char *err, size_t errlen) {
     return 0;
 }
 
+/* ---- variables gshmem does not read ---- */
+
+/* Names other OpenSHMEMs read (facts from their documentation: Sandia OpenSHMEM's variable table, which it also
+ * reads as SMA_<name>; Cray OpenSHMEMX's intro_shmem(3); the OpenSHMEM reference implementation and SGI SHMEM), so
+ * a job script carried over from one of them hears whose a variable is, and gshmem's variable for the same thing
+ * where there is one, instead of a guessed misspelling. Variables both read alike (SHMEM_SYMMETRIC_SIZE,
+ * SHMEM_OFI_PROVIDER...) are gshmem's rows and never reach this list. */
+#define SOS "Sandia OpenSHMEM"
+#define CRAY "Cray OpenSHMEMX"
+static const struct {
+    const char *name, *owner, *ours;
+} foreign[] = {
+    {"SHMEM_SYMMETRIC_HEAP_SIZE", "the OpenSHMEM reference implementation and SGI SHMEM", "SHMEM_SYMMETRIC_SIZE"},
+    {"SHMEM_SYMMETRIC_HEAP_USE_HUGE_PAGES", SOS, NULL},
+    {"SHMEM_SYMMETRIC_HEAP_PAGE_SIZE", SOS, NULL},
+    {"SHMEM_SYMMETRIC_HEAP_USE_MALLOC", SOS, NULL},
+    {"SHMEM_SYMMETRIC_HEAP_USE_DSMML", SOS, NULL},
+    {"SHMEM_DISABLE_ASLR_CHECK", SOS, NULL},
+    {"SHMEM_BOUNCE_SIZE", SOS, NULL},
+    {"SHMEM_MAX_BOUNCE_BUFFERS", SOS, NULL},
+    {"SHMEM_TRAP_ON_ABORT", SOS, NULL},
+    {"SHMEM_COLL_CROSSOVER", SOS, NULL},
+    {"SHMEM_COLL_SIZE_CROSSOVER", SOS, NULL},
+    {"SHMEM_COLL_RADIX", SOS, NULL},
+    {"SHMEM_BARRIER_ALGORITHM", SOS, NULL},
+    {"SHMEM_HIER_BARRIER_THRESHOLD", SOS, NULL},
+    {"SHMEM_HIER_BARRIER_DEBUG", SOS, NULL},
+    {"SHMEM_BCAST_ALGORITHM", SOS, NULL},
+    {"SHMEM_REDUCE_ALGORITHM", SOS, NULL},
+    {"SHMEM_SCAN_ALGORITHM", SOS, NULL},
+    {"SHMEM_COLLECT_ALGORITHM", SOS, NULL},
+    {"SHMEM_FCOLLECT_ALGORITHM", SOS, NULL},
+    {"SHMEM_BARRIERS_FLUSH", SOS, NULL},
+    {"SHMEM_FLUSH_STREAM_ON_BARRIER", SOS, NULL},
+    {"SHMEM_TEAMS_MAX", SOS, NULL},
+    {"SHMEM_TEAM_SHARED_ONLY_SELF", SOS, NULL},
+    {"SHMEM_DISABLE_TEAM_SHARED", SOS, NULL},
+    {"SHMEM_CMA_PUT_MAX", SOS, NULL},
+    {"SHMEM_CMA_GET_MAX", SOS, NULL},
+    {"SHMEM_OFI_ATOMIC_CHECKS_WARN", SOS, NULL},
+    {"SHMEM_OFI_FABRIC", SOS, NULL},
+    {"SHMEM_OFI_USE_PROVIDER", SOS, "SHMEM_OFI_PROVIDER"},
+    {"SHMEM_OFI_TX_POLL_LIMIT", SOS, NULL},
+    {"SHMEM_OFI_RX_POLL_LIMIT", SOS, NULL},
+    {"SHMEM_OFI_PUT_PIPELINE_DEPTH", SOS, NULL},
+    {"SHMEM_OFI_STX_MAX", SOS, NULL},
+    {"SHMEM_OFI_STX_AUTO", SOS, NULL},
+    {"SHMEM_OFI_STX_NODE_MAX", SOS, NULL},
+    {"SHMEM_OFI_STX_THRESHOLD", SOS, NULL},
+    {"SHMEM_OFI_STX_ALLOCATOR", SOS, NULL},
+    {"SHMEM_OFI_STX_SHARE_ALGORITHM", SOS, NULL},
+    {"SHMEM_OFI_STX_DISABLE_PRIVATE", SOS, NULL},
+    {"SHMEM_OFI_DISABLE_MULTIRAIL", SOS, NULL},
+    {"SHMEM_OFI_DISABLE_SINGLE_EP", SOS, NULL},
+    {"SHMEM_DISABLE_MULTIRAIL", SOS, NULL},
+    {"SHMEM_PROGRESS_INTERVAL", SOS, NULL},
+    {"SHMEM_MPI_THREAD_LEVEL", SOS, NULL},
+    {"SHMEM_BACKTRACE", SOS, NULL},
+    {"SHMEM_VERSION_DISPLAY", CRAY, "SHMEM_VERSION"},
+    {"SHMEM_ENV_DISPLAY", CRAY, "SHMEM_INFO"},
+    {"SHMEM_ABORT_ON_ERROR", CRAY, NULL},
+    {"SHMEM_ERROR_FILE", CRAY, NULL},
+    {"SHMEM_FREEMEM_THRESHOLD", CRAY, NULL},
+    {"SHMEM_MEMINFO_DISPLAY", CRAY, NULL},
+    {"SHMEM_OPTIMIZED_MEMCPY", CRAY, NULL},
+    {"SHMEM_USE_DSMML", CRAY, NULL},
+    {"SHMEM_USE_DSMML_SSHEAP", CRAY, NULL},
+    {"SHMEM_ALLTOALL_BLOCK_SIZE", CRAY, NULL},
+    {"SHMEM_ALLTOALL_SHORT_MSG", CRAY, NULL},
+    {"SHMEM_ALLTOALL_SYMBUF_SIZE", CRAY, NULL},
+    {"SHMEM_ALLTOALL_SYNC_FREQ", CRAY, NULL},
+    {"SHMEM_ALLTOALL_USE_GETS", CRAY, NULL},
+    {"SHMEM_ALLTOALLV_TSIZE_CHK", CRAY, NULL},
+    {"SHMEM_COLL_OPT_OFF", CRAY, NULL},
+    {"SHMEM_MASSIVE_BCAST_CUTOFF", CRAY, NULL},
+    {"SHMEM_REDUCE_CUTOFF_SIZE", CRAY, NULL},
+    {"SHMEM_TEAM_FREE_ASSO_CHILD", CRAY, NULL},
+    {"SHMEM_TEAM_SMP_REDUCE", CRAY, NULL},
+    {"SHMEM_TEAMS_MEM_OPT_LEVEL", CRAY, NULL},
+    {"SHMEM_USE_LARGE_OPT_REDUCE", CRAY, NULL},
+    {"SHMEM_USE_OPT_MASSIVE_BCAST", CRAY, NULL},
+    {"SHMEM_USE_OPTIMIZED_VSMSG_BCAST", CRAY, NULL},
+    {"SHMEM_THREAD_SAFETY", CRAY, NULL},
+    {"SHMEM_MAX_CTX", CRAY, NULL},
+    {"SHMEM_LOCALITY_ONNODE", CRAY, NULL},
+    {"SHMEM_LOCALITY_OFFNODE", CRAY, NULL},
+    {"SHMEM_SMP_SIZE_LIMIT", CRAY, NULL},
+    {"SHMEM_USE_SMP", CRAY, NULL},
+    {"SHMEM_OFI_FABRIC_DISPLAY", CRAY, NULL},
+    {"SHMEM_OFI_PROVIDER_DISPLAY", CRAY, NULL},
+    {"SHMEM_OFI_USE_PROV_NAME", CRAY, "SHMEM_OFI_PROVIDER"},
+    {"SHMEM_OFI_USE_DOMAIN_NAME", CRAY, "SHMEM_OFI_DOMAIN"},
+    {"SHMEM_OFI_USE_FABRIC_NAME", CRAY, NULL},
+    {"SHMEM_OFI_GLOBAL_EXIT", CRAY, NULL},
+    {"SHMEM_OFI_STARTUP_CONNECT", CRAY, NULL},
+};
+#undef SOS
+#undef CRAY
+#define NFOREIGN (sizeof foreign / sizeof foreign[0])
+
+static int row_of(const char *name, size_t len) {
+    for (size_t i = 0; i < NROWS; i++)
+        if (strlen(rows[i].name) == len && !strncmp(rows[i].name, name, len))
+            return (int)i;
+    return -1;
+}
+
+static int foreign_of(const char *name, size_t len) {
+    for (size_t i = 0; i < NFOREIGN; i++)
+        if (strlen(foreign[i].name) == len && !strncmp(foreign[i].name, name, len))
+            return (int)i;
+    return -1;
+}
+
+/* Damerau-Levenshtein distance (optimal string alignment: insertions, deletions, substitutions and swaps of two
+ * neighbours, the slips of typing), three rows of the table at a time; names longer than 95 characters are nobody's
+ * misspelling and count as far. */
+#define DIST_MAX 96
+static int distance(const char *a, size_t la, const char *b, size_t lb) {
+    if (la >= DIST_MAX || lb >= DIST_MAX)
+        return DIST_MAX;
+    int rows3[3][DIST_MAX], *two = rows3[0], *one = rows3[1], *cur = rows3[2];
+    for (size_t j = 0; j <= lb; j++)
+        one[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int sub = one[j - 1] + (a[i - 1] != b[j - 1]), del = one[j] + 1, ins = cur[j - 1] + 1;
+            int m = sub < del ? sub : del;
+            m = ins < m ? ins : m;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && two[j - 2] + 1 < m)
+                m = two[j - 2] + 1;
+            cur[j] = m;
+        }
+        int *t = two;
+        two = one;
+        one = cur;
+        cur = t;
+    }
+    return one[lb];
+}
+
+/* The user-settable name closest to name[0..len) within a typing slip or two (more for longer names, whose
+ * differences are relatively fewer), or NULL; out gets it, with <ID> for a partition variable's number. */
+static const char *closest(const char *name, size_t len, char *out, size_t outlen) {
+    int best = len <= 12 ? 2 : len <= 20 ? 3 : 4; /* the first distance that is too far */
+    const char *pick = NULL;
+    for (size_t i = 0; i < NROWS; i++) {
+        if (rows[i].vis == V_LAUNCH) /* oshrun's (GSHMEM_SIZE is the job's PE count, not a heap size) */
+            continue;
+        int d = distance(name, len, rows[i].name, strlen(rows[i].name));
+        if (d < best) {
+            best = d;
+            pick = rows[i].name;
+        }
+    }
+    /* SHMEM_SYMMETRIC_PARTITON3: the partition prefix, the ID aside */
+    size_t stem = len;
+    while (stem > 0 && isdigit((unsigned char)name[stem - 1]))
+        stem--;
+    if (distance(name, stem, PARTITION_PREFIX, strlen(PARTITION_PREFIX)) < best) {
+        snprintf(out, outlen, "%s%.*s", PARTITION_PREFIX, stem < len ? (int)(len - stem) : 4,
+                 stem < len ? name + stem : "<ID>");
+        return out;
+    }
+    if (pick)
+        snprintf(out, outlen, "%s", pick);
+    return pick ? out : NULL;
+}
+
+static int by_name(const void *a, const void *b) { /* NAME=VALUE entries, by NAME */
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    size_t lx = strcspn(x, "="), ly = strcspn(y, "=");
+    int c = strncmp(x, y, lx < ly ? lx : ly);
+    return c ? c : (lx > ly) - (lx < ly);
+}
+
+int shmemi_env_unknown(FILE *f, const char *prefix, const char *suffix) {
+    size_t n = 0, cap = 0;
+    const char **names = NULL;
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "SHMEM_", 6) && strncmp(*e, "GSHMEM_", 7) && strncmp(*e, "SMA_", 4))
+            continue;
+        size_t len = strcspn(*e, "=");
+        if (row_of(*e, len) >= 0 || !strncmp(*e, PARTITION_PREFIX, strlen(PARTITION_PREFIX)))
+            continue; /* (partition variables are parsed, and refused with a message, by shmemi_env_read) */
+        if (n == cap) {
+            const char **more = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof *names);
+            if (!more)
+                break;
+            names = more;
+        }
+        names[n++] = *e;
+    }
+    if (n > 1) /* environ's order is the launcher's: sort, so every run of a job says it alike */
+        qsort(names, n, sizeof *names, by_name);
+    for (size_t k = 0; k < n; k++) {
+        const char *v = names[k];
+        int len = (int)strcspn(v, "=");
+        char near[128];
+        int fo = foreign_of(v, (size_t)len);
+        char shmem[128] = "";
+        size_t sl = 0;
+        if (!strncmp(v, "SMA_", 4)) { /* other OpenSHMEMs read SHMEM_<name> also as SMA_<name> */
+            snprintf(shmem, sizeof shmem, "SHMEM_%.*s", len - 4, v + 4);
+            sl = strlen(shmem);
+        }
+        if (fo >= 0 && foreign[fo].ours)
+            fprintf(f, "%s%.*s: a variable of %s, not read by gshmem; gshmem's is %s%s\n", prefix, len, v,
+                    foreign[fo].owner, foreign[fo].ours, suffix);
+        else if (fo >= 0)
+            fprintf(f, "%s%.*s: a variable of %s, not read by gshmem (which has no such setting)%s\n", prefix, len, v,
+                    foreign[fo].owner, suffix);
+        else if (sl && row_of(shmem, sl) >= 0)
+            fprintf(f, "%s%.*s: the SMA_ spelling of %s that other OpenSHMEMs read; gshmem reads only %s%s\n", prefix,
+                    len, v, shmem, shmem, suffix);
+        else if (sl && (fo = foreign_of(shmem, sl)) >= 0)
+            fprintf(f, "%s%.*s: a variable of %s (its SMA_ spelling of %s), not read by gshmem%s\n", prefix, len, v,
+                    foreign[fo].owner, shmem, suffix);
+        else if (sl)
+            fprintf(f,
+                    "%s%.*s: an SMA_ variable of another OpenSHMEM (Sandia OpenSHMEM, Open MPI's OSHMEM), not read "
+                    "by gshmem%s\n",
+                    prefix, len, v, suffix);
+        else if (closest(v, (size_t)len, near, sizeof near))
+            fprintf(f, "%s%.*s: not a gshmem variable (ignored); did you mean %s?%s\n", prefix, len, v, near, suffix);
+        else
+            fprintf(f, "%s%.*s: not a gshmem variable (ignored; shmem_info --all lists gshmem's)%s\n", prefix, len, v,
+                    suffix);
+    }
+    free(names);
+    return (int)n;
+}
+
 static void format_value(const struct row *r, char *buf, size_t len) {
     const char *field = (const char *)&shmemi_env + r->offset;
     switch (r->type) {
@@ -432,6 +673,20 @@ static void format_value(const struct row *r, char *buf, size_t len) {
     case T_INT: snprintf(buf, len, "%ld", *(const long *)(const void *)field); break;
     case T_STRING: snprintf(buf, len, "%s", *(const char *const *)(const void *)field); break;
     }
+}
+
+int shmemi_env_print_set(FILE *f, const char *lead) {
+    int n = 0;
+    for (size_t i = 0; i < NROWS; i++)
+        if (raw[i] && rows[i].vis == V_PUBLIC)
+            fprintf(f, "%s%s=%s", n++ ? ", " : lead, rows[i].name, raw[i]);
+    for (int i = 0; i < shmemi_npartitions; i++)
+        fprintf(f, "%s%s", n++ ? ", " : lead, shmemi_partitions[i].text);
+    if (n)
+        fprintf(f, "\n");
+    else
+        fprintf(f, "%snone of gshmem's variables (every setting is its default)\n", lead);
+    return n;
 }
 
 void shmemi_env_print(FILE *f, int show_launch) {
@@ -477,5 +732,7 @@ void shmemi_env_print_markdown(FILE *f) {
             PARTITION_PREFIX, PARTITION_FORM, SHMEMI_MAX_PARTITIONS, SHMEMI_MAX_NUMA);
     fprintf(f, "\nSizes take k/M/G/T suffixes (powers of 1024). Booleans take 1/0, yes/no, true/false, "
                "on/off. A bad value, or one outside the accepted range, stops `shmem_init` with a message naming the "
-               "variable and quoting the value as written.\n");
+               "variable and quoting the value as written, printed once for the job by the lowest PE that found it "
+               "(a PE that alone has it wrong says so itself). `SHMEM_*`, `GSHMEM_*` and `SMA_*` variables that are "
+               "not in this table are named at `shmem_init` (`SHMEM_WARN_UNKNOWN_ENV`) and by `shmem_info`.\n");
 }

@@ -61,6 +61,13 @@ SHMEMI_ENV_HIDDEN int shmemi_parse_size(const char *s, size_t *out);
 SHMEMI_ENV_HIDDEN int shmemi_parse_bool(const char *s, int *out);
 SHMEMI_ENV_HIDDEN int shmemi_parse_partition(const char *name, const char *value, struct shmemi_partition_cfg *out,
                                              char *err, size_t errlen);
+/* Prints one line (prefix, text, suffix) for each SHMEM_*, GSHMEM_* or SMA_* variable of the environment that gshmem
+ * does not read: another OpenSHMEM's (named as such, with gshmem's variable for the same setting where there is
+ * one), or a misspelling (with the closest of gshmem's names). Returns how many. */
+SHMEMI_ENV_HIDDEN int shmemi_env_unknown(FILE *f, const char *prefix, const char *suffix);
+/* Prints lead and, on one line, every user setting the environment gives (NAME=value as written, partitions too);
+ * returns how many. */
+SHMEMI_ENV_HIDDEN int shmemi_env_print_set(FILE *f, const char *lead);
 /* Prints the table (name, current value, default, description). show_launch: include LAUNCH rows. */
 SHMEMI_ENV_HIDDEN void shmemi_env_print(FILE *f, int show_launch);
 /* The same table as Markdown: docs/ENV.md is this output (a test checks they agree). */

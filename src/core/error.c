@@ -32,6 +32,8 @@ void shmemi_check_init(const char *fn) {
 
 void shmemi_err_pe(const char *fn, int pe) {
     shmemi_check_init(fn);
+    if (shmemi_rt.n_pes == 1)
+        shmemi_fatal(fn, "target PE %d is out of range: this job has 1 PE (the only valid PE is 0)", pe);
     shmemi_fatal(fn, "target PE %d is out of range: this job has %d PEs (valid PEs are 0 to %d)", pe, shmemi_rt.n_pes,
                  shmemi_rt.n_pes - 1);
 }

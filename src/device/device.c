@@ -366,7 +366,8 @@ __attribute__((visibility("default"), noreturn)) void gshmemx_emu_device_fail(un
     const char *t = what < sizeof text / sizeof text[0] && text[what] ? text[what] : "misuse";
     char where[160] = "";
     if (what == SHMEMGI_ERR_PE)
-        snprintf(where, sizeof where, " (PE %d; this job has %d PEs)", pe, shmemi_rt.n_pes);
+        snprintf(where, sizeof where, " (PE %d; this job has %d PE%s)", pe, shmemi_rt.n_pes,
+                 shmemi_rt.n_pes == 1 ? "" : "s");
     else if (addr)
         snprintf(where, sizeof where, " (%p, %zu bytes, PE %d)", addr, len, pe);
     if (shmemi_rt.init_state != 1) {

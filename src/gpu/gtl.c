@@ -443,8 +443,9 @@ uint64_t shmemi_gtl_amo(void *p, int op, uint64_t value, uint64_t cond, size_t s
 }
 
 /* shmem_info and SHMEM_INFO: the GPU backend and device, heap size, and which GPU features are available (and why
- * not). Outside a job (shmem_info) the backend is probed as PE 0 of a one-PE node would. */
-void shmemi_gpu_info_print(FILE *f) {
+ * not; brief: the backend and heap only). Outside a job (shmem_info) the backend is probed as PE 0 of a one-PE node
+ * would. */
+void shmemi_gpu_info_print(FILE *f, int brief) {
     size_t heap = shmemi_env.symmetric_size_device   ? shmemi_env.symmetric_size_device
                   : shmemi_env.device_symmetric_size ? shmemi_env.device_symmetric_size
                                                      : (size_t)1 << 30;
@@ -463,7 +464,7 @@ void shmemi_gpu_info_print(FILE *f) {
         probed = 1;
     }
     if (!d)
-        fprintf(f, "GPU: none (%s)\n", why);
+        fprintf(f, "GPU: none — %s\n", why); /* (why has parentheses of its own) */
     else
         fprintf(f, "GPU: %s backend, %s\n  GPU symmetric heap: %zu bytes per PE (SHMEM_SYMMETRIC_SIZE_DEVICE)\n",
                 shmemi_gtl->name, d, heap);
@@ -491,8 +492,10 @@ void shmemi_gpu_info_print(FILE *f) {
         fprintf(f, "  GPU memory: %s\n", shmemi_gtl_coherent_describe());
     else if (d && shmemi_gtl->coherent && shmemi_gtl->coherent() == 1)
         fprintf(f, "  GPU memory: coherently accessible by the CPU (SHMEM_GPU_COHERENT)\n");
+    if (brief)
+        goto out;
     if (shmemi_rt.init_state == 1 && !shmemi_rt.gpu)
-        fprintf(f, "  SHMEM_DEVICE_HOST_INIT: not provided in this job (%s)\n", why);
+        fprintf(f, "  SHMEM_DEVICE_HOST_INIT: not provided in this job: GPU support is off\n");
     else if (shmemi_rt.init_state == 1)
         fprintf(f, "  SHMEM_DEVICE_HOST_INIT: %s; device awareness (local GPU buffers): %s\n",
                 shmemi_rt.gpu_provided ? "provided" : "available (not requested)",
@@ -510,6 +513,7 @@ void shmemi_gpu_info_print(FILE *f) {
     else
         fprintf(f, "  SHMEM_DEVICE_KERNEL_INIT: for programs built with the device library (nvcc, hipcc, or oshcc "
                    "--emulate-gpu for the CPU emulation; docs/device.md)\n");
+out:
     if (probed)
         shmemi_gtl_fini();
 }

@@ -149,7 +149,7 @@ SHMEMI_HIDDEN int shmemi_gtl_copy_end(void *ticket, int wait, const char *fn);
 SHMEMI_HIDDEN char *shmemi_gtl_stage_get(const char *fn);
 SHMEMI_HIDDEN void shmemi_gtl_stage_put(char *p);
 SHMEMI_HIDDEN void shmemi_gtl_memset(void *dst, int byte, size_t n, const char *fn);
-SHMEMI_HIDDEN void shmemi_gpu_info_print(FILE *f);
+SHMEMI_HIDDEN void shmemi_gpu_info_print(FILE *f, int brief);
 /* 2D copy (rows of width bytes at pitches dpitch and spitch); row by row where the backend cannot */
 SHMEMI_HIDDEN void shmemi_gtl_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                                      size_t height, const char *fn);

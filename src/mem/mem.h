@@ -6,6 +6,9 @@
 
 /* Creates and maps every segment (collective through the bootstrap); 0 or -1 with a message naming the setting. */
 SHMEMI_HIDDEN int shmemi_segments_create(char *err, size_t errlen);
+/* The heap SHMEM_SYMMETRIC_SIZE=auto proposes for each PE when node_pes PEs share this node (the job takes the
+ * least over its PEs) */
+SHMEMI_HIDDEN size_t shmemi_heap_auto(int node_pes);
 SHMEMI_HIDDEN void shmemi_segments_destroy(void);
 /* After shmemi_segments_create: why some PE needs the network to reach a node peer's GPU memory (shmemi_rt.net_for_gpu;
  * the first such pair this PE knows of), or NULL when this PE does not */

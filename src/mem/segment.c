@@ -607,15 +607,18 @@ static void unpin_host(int si, struct shmemi_seg *s) {
  * back, shared among its PEs, leaves room for everything else; the least over PEs keeps the heap symmetric. */
 #define HEAP_AUTO_MIN ((size_t)512 << 20)
 #define HEAP_AUTO_MAX ((size_t)8 << 30)
-static int heap_auto_size(size_t *out, char *err, size_t errlen) {
-    size_t phys = (size_t)sysconf(_SC_PHYS_PAGES) * shmemi_rt.page, cap = phys;
+size_t shmemi_heap_auto(int node_pes) {
+    size_t phys = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE), cap = phys;
     struct statvfs v;
     if (!statvfs("/dev/shm", &v) && (size_t)v.f_frsize * v.f_blocks < cap)
         cap = (size_t)v.f_frsize * v.f_blocks;
-    size_t mine = cap / 2 / (size_t)(shmemi_rt.node_pes > 0 ? shmemi_rt.node_pes : 1);
+    size_t mine = cap / 2 / (size_t)(node_pes > 0 ? node_pes : 1);
     mine = mine < HEAP_AUTO_MIN ? HEAP_AUTO_MIN : mine > HEAP_AUTO_MAX ? HEAP_AUTO_MAX : mine;
-    mine &= ~(((size_t)64 << 20) - 1);
-    uint64_t *all = calloc((size_t)shmemi_rt.n_pes, sizeof *all), m = mine;
+    return mine & ~(((size_t)64 << 20) - 1);
+}
+
+static int heap_auto_size(size_t *out, char *err, size_t errlen) {
+    uint64_t *all = calloc((size_t)shmemi_rt.n_pes, sizeof *all), m = shmemi_heap_auto(shmemi_rt.node_pes);
     if (!all || shmemb_allgather(&m, all, sizeof m)) {
         free(all);
         return errf(err, errlen, "SHMEM_SYMMETRIC_SIZE=auto: cannot agree on the heap size through the bootstrap");
@@ -792,8 +795,8 @@ int shmemi_segments_create(char *err, size_t errlen) {
             unlink_own(s);
         }
     }
-    shmemi_debug("segments: heap %zu B at %p, static %zu B at %p, %d partitions", heap->size, (void *)heap->base,
-                 st->size, (void *)st->base, shmemi_npartitions);
+    shmemi_debug("segments: heap %zu B at %p, static %zu B at %p, %d partition%s", heap->size, (void *)heap->base,
+                 st->size, (void *)st->base, shmemi_npartitions, shmemi_npartitions == 1 ? "" : "s");
     return 0;
 }
 

@@ -2,9 +2,11 @@
  * objects behind SHMEM_CTX_DEFAULT, SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED. */
 #include <dlfcn.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bootstrap/bootstrap.h"
 #include "coll/coll.h"
@@ -46,6 +48,45 @@ static __attribute__((noreturn)) void gpu_net_fail(const char *fn, const char *n
     init_fail(fn, msg);
 }
 
+/* A check every PE makes at the same point of shmem_init (a setting's value): msg is this PE's failure, or NULL.
+ * Every PE would otherwise print the same line, N lines for one bad setting, so the PEs tell each other whether and
+ * how (a hash of the message) they failed, and a failing PE prints its line only when no lower PE failed with the
+ * same message: once for the job, while a PE that fails alone, or differently, still says why. Then every PE
+ * leaves with status 1, after the lines are out. Returns only when no PE failed. */
+static void init_check_all(const char *fn, const char *msg) {
+    uint64_t mine = 0;
+    if (msg) {
+        mine = 14695981039346656037ull; /* FNV-1a */
+        for (const char *c = msg; *c; c++)
+            mine = (mine ^ (unsigned char)*c) * 1099511628211ull;
+        mine |= 1; /* 0 is "no failure" */
+    }
+    uint64_t *all = calloc((size_t)shmemi_rt.n_pes, sizeof *all);
+    if (!all || shmemb_allgather(&mine, all, sizeof mine))
+        init_fail(fn, msg ? msg : "bootstrap allgather failed");
+    int first = -1, speak = msg != NULL;
+    for (int pe = 0; pe < shmemi_rt.n_pes; pe++) {
+        if (all[pe] && first < 0)
+            first = pe;
+        if (pe < shmemi_rt.my_pe && all[pe] == mine)
+            speak = 0;
+    }
+    free(all);
+    if (first < 0)
+        return;
+    if (speak)
+        fprintf(stderr, "gshmem: PE %d: %s: %s\n", shmemi_rt.my_pe, fn, msg);
+    fflush(stderr);
+    shmemb_barrier();             /* the lines first: the launcher ends the job at the first PE that leaves */
+    if (shmemi_rt.my_pe == first) /* it spoke: the launcher names it as the one that ended the job */
+        shmemb_abort(1, NULL);
+    /* the others wait to be ended with it, quietly (a barrier it never joined would fail with a line of its own
+     * under PMIx), and leave by themselves should no launcher end them */
+    for (int ms = 0; ms < 5000; ms += 10)
+        nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+    exit(1);
+}
+
 /* GPU support: on when the program or the environment asks for it and every PE has it (segments must match). */
 static void gpu_setup(int host_init, int kernel_init, const char *fn) {
     int dev_part = 0;
@@ -64,9 +105,9 @@ static void gpu_setup(int host_init, int kernel_init, const char *fn) {
     if (!want || !strcmp(shmemi_env.gpu, "none")) {
         snprintf(shmemi_rt.gpu_why, sizeof shmemi_rt.gpu_why, "%s",
                  want ? "SHMEM_GPU=none"
-                      : "not requested (shmem_init_thread with SHMEM_DEVICE_HOST_INIT, SHMEM_SYMMETRIC_SIZE_DEVICE, "
+                      : "not requested: shmem_init_thread with SHMEM_DEVICE_HOST_INIT, SHMEM_SYMMETRIC_SIZE_DEVICE, "
                         "SHMEM_ENABLE_DEVICE_AWARENESS=1, a KIND=DEVICE partition or a KIND=LIBOMP one on an "
-                        "OpenMP offload device turn it on)");
+                        "OpenMP offload device turns it on");
         return;
     }
     int local_rank = 0;
@@ -90,16 +131,11 @@ static void gpu_setup(int host_init, int kernel_init, const char *fn) {
         snprintf(shmemi_rt.gpu_why, sizeof shmemi_rt.gpu_why, "%s", why);
         if (named) {
             char msg[800];
-            snprintf(msg, sizeof msg, "SHMEM_GPU=%s, but GPU support cannot start: %s%s", shmemi_env.gpu, why,
-                     ok ? " (its own line says why)" : "");
-            /* the PEs whose GPU failed say why before any other ends the job (an exclusive device fails all but
-             * the PE that took it first: the reason is theirs) */
-            if (!ok) {
-                fprintf(stderr, "gshmem: %s failed on PE %d: %s\n", fn, shmemi_rt.my_pe, msg);
-                fflush(stderr);
-            }
-            shmemb_barrier();
-            init_fail(fn, ok ? msg : NULL);
+            snprintf(msg, sizeof msg, "SHMEM_GPU=%s, but GPU support cannot start: %s", shmemi_env.gpu, why);
+            /* the PEs whose GPU failed say why (an exclusive device fails all but the PE that took it first: the
+             * reason is theirs), each reason once; the others follow quietly */
+            init_check_all(fn, ok ? NULL : msg);
+            init_fail(fn, msg); /* (not reached: a PE failed) */
         }
         shmemi_debug("GPU support off: %s", why);
         return; /* KIND=DEVICE partitions then stop init with this reason (segment.c) */
@@ -160,16 +196,25 @@ static void do_init(int requested, const char *fn) {
     if (shmemi_rt.init_state == 2)
         shmemi_fatal(fn, "the library cannot be initialized again after shmem_finalize");
     char err[768];
-    if (shmemi_env_read(err, sizeof err)) {
-        fprintf(stderr, "gshmem: %s: %s\n", fn, err);
-        exit(1);
-    }
+    /* a bad value is reported once the bootstrap is up (the reader keeps the bootstrap's rows however bad the
+     * others are), so that it comes once for the job and names the PE */
+    int env_bad = shmemi_env_read(err, sizeof err) != 0;
     struct shmemb_info info = {0};
-    if (shmemb_init(&info))
+    if (shmemb_init(&info)) {
+        if (env_bad)
+            fprintf(stderr, "gshmem: %s: %s\n", fn, err);
         exit(1); /* the bootstrap said why */
+    }
     shmemi_rt.my_pe = info.rank;
     shmemi_rt.n_pes = info.size;
     shmemi_abort_setup();
+    if (info.rank == 0 && shmemi_env.warn_unknown) { /* every PE has the same environment: PE 0 speaks for them */
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "gshmem: PE 0: %s: ", fn);
+        shmemi_env_unknown(stderr, prefix, " [SHMEM_WARN_UNKNOWN_ENV=0 hides these]");
+        fflush(stderr);
+    }
+    init_check_all(fn, env_bad ? err : NULL);
     mpi_under_oshrun(&info, fn);
     snprintf(shmemi_rt.jobid, sizeof shmemi_rt.jobid, "%s", info.jobid);
     int gpu_bits = requested & (SHMEM_DEVICE_HOST_INIT | SHMEM_DEVICE_KERNEL_INIT);
@@ -203,9 +248,10 @@ static void do_init(int requested, const char *fn) {
         shmemi_rt.nlocal += shmemi_rt.local[i];
     if (shmemi_rt.nlocal < info.size && !strcmp(shmemi_env.transport, "shm")) {
         snprintf(err, sizeof err,
-                 "SHMEM_TRANSPORT=shm, but %d of the %d PEs are on other nodes; unset it (or set auto) so they are "
+                 "SHMEM_TRANSPORT=shm, but %d of the %d PEs %s on other nodes; unset it (or set auto) so %s "
                  "reached through libfabric",
-                 info.size - shmemi_rt.nlocal, info.size);
+                 info.size - shmemi_rt.nlocal, info.size, info.size - shmemi_rt.nlocal == 1 ? "is" : "are",
+                 info.size - shmemi_rt.nlocal == 1 ? "it is" : "they are");
         init_fail(fn, err);
     }
     {
@@ -281,8 +327,8 @@ static void do_init(int requested, const char *fn) {
     }
     shmemi_exit_setup(); /* a PE that ends without shmem_finalize (exit.c) */
     if (shmemi_rt.my_pe == 0 && (shmemi_env.version || shmemi_env.info))
-        printf("gshmem %s (OpenSHMEM %d.%d), %d PEs, bootstrap %s\n", GSHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION,
-               SHMEM_MINOR_VERSION, shmemi_rt.n_pes, info.name);
+        printf("gshmem %s (OpenSHMEM %d.%d), %d PE%s, bootstrap %s\n", GSHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION,
+               SHMEM_MINOR_VERSION, shmemi_rt.n_pes, shmemi_rt.n_pes == 1 ? "" : "s", info.name);
     if (shmemi_rt.my_pe == 0 && shmemi_env.info) {
         shmemi_info_print(stdout);
         fflush(stdout);
@@ -359,7 +405,8 @@ void shmem_global_exit(int status) {
     exit(status);
 }
 
-void shmemi_info_print(FILE *f) {
+/* the version, and what this build can use */
+static void build_print(FILE *f) {
     fprintf(f, "gshmem %s — OpenSHMEM %d.%d\n", GSHMEM_VERSION_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
     fprintf(
         f,
@@ -374,11 +421,13 @@ void shmemi_info_print(FILE *f) {
     const char *ofi = shmemi_ofi_describe();
     if (ofi)
         fprintf(f, "Network transport in use: libfabric %s\n", ofi);
-    shmemi_gpu_info_print(f);
+}
+
+static void topo_print(FILE *f) {
     char why[160];
     if (gtopo_load(why, sizeof why))
-        fprintf(f, "Topology: unknown (%s): each PE takes GPU and NIC number (its rank on the node) mod their count\n",
-                why);
+        fprintf(f, "Topology: unknown — %s; each PE takes GPU and NIC number (its rank on the node) mod their count\n",
+                why); /* (why has parentheses of its own) */
     else
         fprintf(f,
                 "Topology: hwloc%s: %d NUMA node%s, %d GPU%s, %d NIC%s on PCI; each PE takes the GPU and NIC nearest "
@@ -387,6 +436,54 @@ void shmemi_info_print(FILE *f) {
                 gtopo_numa_count() == 1 ? "" : "s", gtopo_dev_count(GTOPO_GPU),
                 gtopo_dev_count(GTOPO_GPU) == 1 ? "" : "s", gtopo_dev_count(GTOPO_NIC),
                 gtopo_dev_count(GTOPO_NIC) == 1 ? "" : "s");
+}
+
+static const char *human(size_t n, char *buf, size_t len) {
+    if (n && !(n & (((size_t)1 << 30) - 1)))
+        snprintf(buf, len, "%zu GiB", n >> 30);
+    else if (n && !(n & (((size_t)1 << 20) - 1)))
+        snprintf(buf, len, "%zu MiB", n >> 20);
+    else
+        snprintf(buf, len, "%zu bytes", n);
+    return buf;
+}
+
+/* shmem_info's default: what a newcomer asks first, in a dozen lines: the version and build, the GPU backend a job
+ * would take (or why none), the heap a job here would get (what auto comes to on this machine), the settings the
+ * environment changes, and its variables gshmem does not read; shmem_info --all prints shmemi_info_print's whole
+ * report. */
+void shmemi_info_brief(FILE *f) {
+    build_print(f);
+    shmemi_gpu_info_print(f, 1);
+    char a[32], b[32];
+    if (shmemi_env.symmetric_size) {
+        fprintf(f, "Symmetric heap: %s per PE (SHMEM_SYMMETRIC_SIZE=%s)\n",
+                human(shmemi_env.symmetric_size, a, sizeof a), shmemi_env_raw("SHMEM_SYMMETRIC_SIZE"));
+    } else {
+        cpu_set_t set;
+        int cpus = sched_getaffinity(0, sizeof set, &set) ? 1 : CPU_COUNT(&set);
+        size_t one = shmemi_heap_auto(1), each = shmemi_heap_auto(cpus);
+        if (cpus > 1 && each != one)
+            fprintf(f,
+                    "Symmetric heap: %s per PE alone on this node, %s each for %d PEs (one per CPU) "
+                    "(SHMEM_SYMMETRIC_SIZE=auto)\n",
+                    human(one, a, sizeof a), human(each, b, sizeof b), cpus);
+        else
+            fprintf(f, "Symmetric heap: %s per PE with up to %d PE%s on this node (SHMEM_SYMMETRIC_SIZE=auto)\n",
+                    human(one, a, sizeof a), cpus, cpus == 1 ? "" : "s");
+    }
+    if (shmemi_npartitions)
+        fprintf(f, "Symmetric partitions: %d (shmem_info --all says where each goes)\n", shmemi_npartitions);
+    topo_print(f);
+    shmemi_env_print_set(f, "Set in the environment: ");
+    shmemi_env_unknown(f, "Not read: ", "");
+    fprintf(f, "Every variable with its value and meaning: shmem_info --all (docs/ENV.md: shmem_info --markdown)\n");
+}
+
+void shmemi_info_print(FILE *f) {
+    build_print(f);
+    shmemi_gpu_info_print(f, 0);
+    topo_print(f);
     if (shmemi_npartitions) {
         char omp[200];
         shmemi_omp_describe(omp, sizeof omp);
@@ -404,4 +501,5 @@ void shmemi_info_print(FILE *f) {
     }
     fprintf(f, "Environment variables (current value, default):\n");
     shmemi_env_print(f, 1);
+    shmemi_env_unknown(f, "Not read: ", "");
 }

@@ -74,7 +74,8 @@ C
 cmake -S "$tmp/cm" -B "$tmp/cm/b" -G Ninja -DCMAKE_PREFIX_PATH="$P" >/dev/null
 cmake --build "$tmp/cm/b" >/dev/null
 "$P/bin/oshrun" -np 2 "$tmp/cm/b/old" | grep "ok 2" >/dev/null
-"$P/bin/shmem_info" | grep SHMEM_SYMMETRIC_SIZE >/dev/null
+"$P/bin/shmem_info" --all | grep SHMEM_SYMMETRIC_SIZE >/dev/null
+"$P/bin/shmem_info" | grep '^Symmetric heap: [0-9]' >/dev/null
 # the installed demo and shmem-perf run as the README runs them (they find the library through their RUNPATH)
 "$P/bin/oshrun" -np 2 "$P/bin/gshmem-demo" >/dev/null
 if [ -x "$P/bin/shmem-perf" ]; then "$P/bin/oshrun" -np 2 "$P/bin/shmem-perf" --quick >/dev/null; fi

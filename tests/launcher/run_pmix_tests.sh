@@ -135,10 +135,21 @@ boot) # the bootstrap alone: allgathers of 0 B to 1 MiB, in place, 200 barriers;
   expect_count "^PE [0-9]+ done$" out "$np"
   [ "$(sed -n 's/.* job \([^ ]*\) .*/\1/p' "$tmp/out" | sort -u | wc -l)" = 1 ] || fail "PEs disagree on the job id"
   ;;
+env_once) # under mpirun too: a bad value is said once for the job, by PE 0; a misspelled variable once, by PE 0
+  SHMEM_SYMMETRIC_SIZE=12q mpi -x SHMEM_SYMMETRIC_SIZE "$PROG" "$@"
+  [ "$rc" != 0 ] || fail "the job with SHMEM_SYMMETRIC_SIZE=12q exited 0"
+  expect_count "SHMEM_SYMMETRIC_SIZE='12q'" err 1
+  expect_count "^gshmem: PE 0: shmem_init: SHMEM_SYMMETRIC_SIZE='12q' is not valid" err 1
+  expect_count "^gshmem: PE [0-9]+: " err 1
+  SHMEM_SYMETRIC_SIZE=10M mpi -x SHMEM_SYMETRIC_SIZE "$PROG" "$@"
+  expect_rc 0
+  expect_count "^gshmem: PE 0: shmem_init: SHMEM_SYMETRIC_SIZE: .*did you mean SHMEM_SYMMETRIC_SIZE\?" err 1
+  expect_count "SHMEM_WARN_UNKNOWN_ENV=0" err 1
+  ;;
 force_local) # SHMEM_BOOTSTRAP=local under mpirun: every process is its own singleton, as asked
   SHMEM_BOOTSTRAP=local SHMEM_VERSION=1 mpi "$PROG" "$@"
   expect_rc 0
-  expect_count "^gshmem .*, 1 PEs, bootstrap singleton$" out "$np"
+  expect_count "^gshmem .*, 1 PE, bootstrap singleton$" out "$np"
   ;;
 global_exit) # shmem_global_exit(7) on PE 1: the job ends at once with 7, a line says who ended it
   mpi "$PROG" abort 1 7

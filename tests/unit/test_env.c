@@ -1,5 +1,6 @@
-/* test_env.c - the configuration parsers of env.h (sizes, booleans, partition variables) and shmemi_env_read's
- * contract that a bad value fails with a message naming the variable. */
+/* test_env.c - the configuration parsers of env.h (sizes, booleans, partition variables), shmemi_env_read's
+ * contract that a bad value fails with a message naming the variable, and the lines about variables gshmem does not
+ * read (shmemi_env_unknown). */
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -436,11 +437,115 @@ static void test_env_read(void) {
           "clean environment again: rc %d, %d partitions", rc, shmemi_npartitions);
 }
 
+/* A bad value leaves its row at the default but the rows after it are still read: shmem_init needs the bootstrap's
+ * to report the value once for the job, from the PE that found it (issue 39). */
+static void test_env_read_on(void) {
+    char err[512] = "";
+    clean_environment();
+    setenv("SHMEM_SYMMETRIC_SIZE", "12q", 1);
+    setenv("SHMEM_WAIT_SPIN", "-7", 1);
+    setenv("SHMEM_DEBUG", "on", 1);
+    setenv("SHMEM_BOOTSTRAP", "local", 1);
+    setenv("GSHMEM_RANK", "3", 1);
+    int rc = shmemi_env_read(err, sizeof(err));
+    CHECK(rc == -1 && strstr(err, "SHMEM_SYMMETRIC_SIZE='12q'") && !strstr(err, "SHMEM_WAIT_SPIN"),
+          "two bad values: rc %d, \"%s\" (must name the first)", rc, err);
+    CHECK(shmemi_env.debug == 1 && !strcmp(shmemi_env.bootstrap, "local") && shmemi_env.boot_rank == 3,
+          "rows after a bad one not read: debug %d bootstrap %s rank %ld", shmemi_env.debug, shmemi_env.bootstrap,
+          shmemi_env.boot_rank);
+    CHECK(shmemi_env.symmetric_size == 0 && shmemi_env.wait_spin == -1, "bad rows not left at their defaults");
+    clean_environment();
+}
+
+/* the lines shmemi_env_unknown prints for the environment as it is now, in buf */
+static int unknown_lines(char *buf, size_t len) {
+    FILE *f = fmemopen(buf, len, "w");
+    if (!f) {
+        buf[0] = '\0';
+        return -1;
+    }
+    int n = shmemi_env_unknown(f, "<", ">");
+    fclose(f);
+    int lines = 0;
+    for (const char *c = buf; *c; c++)
+        lines += *c == '\n';
+    CHECK(lines == n, "%d variables but %d lines:\n%s", n, lines, buf);
+    return n;
+}
+
+static void test_unknown(void) {
+    char buf[8192];
+    clean_environment();
+    unsetenv("GSHMEM_RANK");
+    unsetenv("SHMEM_SYMETRIC_SIZE");
+    /* gshmem's own, oshrun's and partition variables are no one's misspelling; nor are other prefixes */
+    setenv("SHMEM_DEBUG", "1", 1);
+    setenv("GSHMEM_RANK", "0", 1);
+    setenv("GSHMEM_JOBID", "x", 1);
+    setenv("SHMEM_SYMMETRIC_PARTITION3", "SIZE=1M", 1);
+    setenv("NVSHMEM_SYMMETRIC_SIZE", "1G", 1);
+    setenv("XSHMEM_FOO", "1", 1);
+    int n = unknown_lines(buf, sizeof buf);
+    CHECK(n == 0, "a clean environment gave %d lines:\n%s", n, buf);
+
+    static const char *const cases[][3] = {
+        /* variable, what its line must say, what it must not */
+        {"SHMEM_SYMETRIC_SIZE",
+         "<SHMEM_SYMETRIC_SIZE: not a gshmem variable (ignored); did you mean "
+         "SHMEM_SYMMETRIC_SIZE?>\n",
+         NULL},
+        {"SHMEM_DEBGU", "did you mean SHMEM_DEBUG?", NULL},                    /* two letters swapped */
+        {"GSHMEM_SYMMETRIC_SIZE", "did you mean SHMEM_SYMMETRIC_SIZE?", NULL}, /* the launcher's prefix */
+        {"SHMEM_SYMMETRIC_PARTITON2", "did you mean SHMEM_SYMMETRIC_PARTITION2?", NULL},
+        {"SHMEM_SYMETRIC_PARTITION", "did you mean SHMEM_SYMMETRIC_PARTITION<ID>?", NULL},
+        {"SHMEM_WAIT_SPINS", "did you mean SHMEM_WAIT_SPIN?", NULL},
+        {"SHMEM_GPU_COPY_CUTOVR", "did you mean SHMEM_GPU_COPY_CUTOVER?", "SHMEM_DEVICE_COPY_CUTOVER"},
+        {"SHMEM_SIZE", "not a gshmem variable", "GSHMEM_SIZE"}, /* oshrun's PE count is never a suggestion */
+        {"SHMEM_FOO", "not a gshmem variable (ignored; shmem_info --all", "did you mean"},
+        {"SHMEM_BARRIER_ALGORITHM", "a variable of Sandia OpenSHMEM, not read by gshmem (which has no such",
+         "did you mean"},
+        {"SHMEM_OFI_FABRIC", "a variable of Sandia OpenSHMEM", "did you mean"},
+        {"SHMEM_OFI_USE_PROVIDER", "Sandia OpenSHMEM, not read by gshmem; gshmem's is SHMEM_OFI_PROVIDER", NULL},
+        {"SHMEM_SYMMETRIC_HEAP_SIZE", "gshmem's is SHMEM_SYMMETRIC_SIZE", "did you mean"},
+        {"SHMEM_ENV_DISPLAY", "Cray OpenSHMEMX, not read by gshmem; gshmem's is SHMEM_INFO", NULL},
+        {"SMA_SYMMETRIC_SIZE", "the SMA_ spelling of SHMEM_SYMMETRIC_SIZE that other OpenSHMEMs read", NULL},
+        {"SMA_BARRIER_ALGORITHM", "Sandia OpenSHMEM (its SMA_ spelling of SHMEM_BARRIER_ALGORITHM)", NULL},
+        {"SMA_WHATEVER", "an SMA_ variable of another OpenSHMEM", "did you mean"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        setenv(cases[i][0], "1", 1);
+        n = unknown_lines(buf, sizeof buf);
+        CHECK(n == 1 && strstr(buf, cases[i][1]) && (!cases[i][2] || !strstr(buf, cases[i][2])),
+              "%s: %d lines, \"%s\" (must say \"%s\"%s%s)", cases[i][0], n, buf, cases[i][1],
+              cases[i][2] ? " and not " : "", cases[i][2] ? cases[i][2] : "");
+        unsetenv(cases[i][0]);
+    }
+    /* all at once: one line each, sorted by name whatever the environment's order */
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        setenv(cases[i][0], "1", 1);
+    n = unknown_lines(buf, sizeof buf);
+    CHECK(n == (int)(sizeof cases / sizeof cases[0]), "%d lines for %zu variables", n, sizeof cases / sizeof cases[0]);
+    const char *prev = buf;
+    for (const char *l = strchr(buf, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+        CHECK(strcmp(prev, l + 1) < 0, "lines out of order at \"%.40s\"", l + 1);
+        prev = l + 1;
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        unsetenv(cases[i][0]);
+    unsetenv("GSHMEM_RANK");
+    unsetenv("GSHMEM_JOBID");
+    unsetenv("NVSHMEM_SYMMETRIC_SIZE");
+    unsetenv("XSHMEM_FOO");
+    clean_environment();
+}
+
 int main(void) {
     test_size();
     test_bool();
     test_partition();
     test_env_read();
+    test_env_read_on();
+    test_unknown();
     if (failures) {
         fprintf(stderr, "test_env: %d failures\n", failures);
         return 1;
