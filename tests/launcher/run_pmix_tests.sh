@@ -234,6 +234,7 @@ early_exit0_barrier | early_exit0_wait | early_exit1_wait | early__exit0_coll | 
   early_return_after_barrier)
     expect_rc 0
     expect_count "^PE [0-9]+ done$" out $((np - 1))
+    expect_count "^gshmem: PE 1 exited without calling shmem_finalize; finalized it$" err 1
     ;;
   esac
   expect_pes_gone

@@ -118,7 +118,7 @@ if [ -n "$client" ]; then
         for c in "exit0-barrier|1|PE 0: shmem_barrier_all: PE 1 ended \\(exit status 0\\)" \
                  "exit1-wait|1|PE 1: ended with exit status 1 without calling shmem_finalize" \
                  "_exit0-coll|1|" \
-                 "return-after-barrier|0|"; do
+                 "return-after-barrier|0|PE 1 exited without calling shmem_finalize; finalized it"; do
             IFS='|' read -r mode want re <<<"$c"
             t0=$(date +%s)
             out=$(timeout 60 srun --mpi=pmix -n "$np" --overcommit --time=2 "$client" "$mode" 1 2>&1)
