@@ -9,9 +9,23 @@ trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 P=$tmp/prefix
 for f in bin/oshcc bin/oshc++ bin/oshrun bin/shmem_info include/shmem.h include/shmemx.h include/mpp/shmem.h include/pshmem.h \
-         lib/pkgconfig/gshmem.pc lib/cmake/gshmem/gshmemConfig.cmake; do
+         lib/pkgconfig/gshmem.pc lib/cmake/gshmem/gshmemConfig.cmake share/gshmem/env.sh; do
   [ -e "$P/$f" ] || { echo "missing $f in the install"; exit 1; }
 done
+# share/gshmem/env.sh puts gshmem's programs before Open MPI's /usr/bin/oshrun and oshcc and lets pkg-config and CMake
+# find it, in bash (which finds the file's own directory) and in sh (which uses the prefix written at install time),
+# also when the tree was moved; twice sourced, PATH holds it once
+for sh in bash sh; do
+  got=$(env -i HOME="$tmp" PATH=/usr/bin:/bin "$sh" -c '. "$1/share/gshmem/env.sh"; . "$1/share/gshmem/env.sh"
+    pc=nopc; pkg-config --exists gshmem 2>/dev/null && pc=pc
+    echo "$(command -v oshrun) $(command -v oshcc) $pc $CMAKE_PREFIX_PATH $PATH"' _ "$P")
+  want="$P/bin/oshrun $P/bin/oshcc pc $P $P/bin:/usr/bin:/bin"
+  [ "$got" = "$want" ] || { echo "env.sh in $sh: got '$got', want '$want'" >&2; exit 1; }
+done
+mv "$P" "$tmp/moved"
+got=$(env -i PATH=/usr/bin:/bin bash -c '. "$1/share/gshmem/env.sh"; command -v oshrun' _ "$tmp/moved")
+mv "$tmp/moved" "$P"
+[ "$got" = "$tmp/moved/bin/oshrun" ] || { echo "env.sh of a moved tree, in bash: oshrun is '$got'" >&2; exit 1; }
 cat > "$tmp/old.c" <<'C'
 #include <mpp/shmem.h>
 #include <stdio.h>
