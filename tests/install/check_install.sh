@@ -125,6 +125,28 @@ for r in ring1 ring2; do
   SHMEM_SYMMETRIC_SIZE_DEVICE=16M "$P/bin/oshrun" -np 2 "$tmp/cu/$r" >"$tmp/cu/out"
   [ "$(grep -c 'ring ok' "$tmp/cu/out")" = 2 ] || { echo "oshcc --emulate-gpu: $r did not run right:" >&2; cat "$tmp/cu/out" >&2; exit 1; }
 done
+# an object from hipcc links with oshcc alone (oshcc adds the HIP runtime and the C++ runtime its host code needs);
+# nvcc's forms are the ones docs/device.md shows, run by docs_commands. Not run: no AMD GPU here.
+if command -v hipcc >/dev/null; then
+  cat >"$tmp/cu/ring_hip.cpp" <<'HIP'
+#include <hip/hip_runtime.h>
+#include <shmem.h>
+#include <shmemg.h>
+__global__ void ring(long *d, long *s) {
+    *s = shmemg_my_pe();
+    shmemg_putmem(d, s, sizeof(long), (shmemg_my_pe() + 1) % shmemg_n_pes());
+    shmemg_quiet();
+}
+int main() {
+    shmem_init_thread(SHMEM_THREAD_SINGLE | SHMEM_DEVICE_KERNEL_INIT, nullptr);
+    long *b = (long *)shmemg_calloc(2, sizeof(long)), h = -1;
+    ring<<<1, 1>>>(b, b + 1);
+    return hipMemcpy(&h, b, sizeof h, hipMemcpyDeviceToHost) != hipSuccess;
+}
+HIP
+  (cd "$tmp/cu" && hipcc -std=c++17 -c $("$P/bin/oshcc" --showme:compile) ring_hip.cpp 2>/dev/null &&
+    "$P/bin/oshcc" ring_hip.o -o ring_hip) || { echo "oshcc could not link an object from hipcc" >&2; exit 1; }
+fi
 # Programs hold copies of the exported team and context objects sized as when they were linked (copy relocations),
 # so those sizes must never change (src/core/state.h): 256 bytes per team, 128 for the default context.
 if command -v nm >/dev/null; then
