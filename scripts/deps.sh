@@ -31,8 +31,8 @@ if [ ${#need[@]} -gt 0 ]; then
   SUDO=""
   if [ "$(id -u)" != 0 ]; then
     command -v sudo >/dev/null || {
-      echo "deps.sh: missing ${need[*]}, and installing them needs root (or sudo); the README's \"Without root\"" \
-        "section builds gshmem without installing anything" >&2
+      echo "deps.sh: missing ${need[*]}, and installing them needs root (or sudo); docs/using.md's \"Building" \
+        "without root\" builds gshmem without installing anything" >&2
       exit 1
     }
     SUDO=sudo
