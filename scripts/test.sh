@@ -15,6 +15,9 @@ cmake --build build/ci -j 2
 # CPU, from PyPI): where PyPI cannot be reached those tests skip, and this says so
 bash scripts/py-env.sh build/ci || echo "test.sh: py-env.sh failed: the app_train_mlp_* tests will skip" >&2
 (cd build/ci && ctest --output-on-failure -j "$jobs" --timeout 300)
+# the docs' commands again, with docs/using.md's build without root (a build of its own, about a minute), which the
+# docs_commands test leaves out by default
+(cd build/ci && DOCTEST_SLOW=1 ctest --output-on-failure -R '^docs_commands$')
 
 # the build a GPU machine gets (none of Debian's packages there): no libfabric, PMIx, hwloc, hipcc, SPIR-V, nvcc or OpenMP
 # offload; the library, oshrun and the demo must still build and run, and shmem_info say what is missing (about 1 min)

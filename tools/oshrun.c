@@ -3,6 +3,7 @@
  * With --hostfile, or -H naming other machines, it hands the job to mpirun instead (the PEs then use PMIx). */
 #include <ctype.h>
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -457,6 +458,100 @@ static void __attribute__((noreturn)) exec_mpirun(void) {
     else
         note("oshrun: cannot run mpirun: %s", strerror(e));
     exit(e == ENOENT ? 127 : 126);
+}
+
+/* ---- programs built against another OpenSHMEM ---- */
+
+/* Such a program does not look for our bootstrap variables: each PE would start as PE 0 of 1 under its own library
+ * (Open MPI's then crashes in shmem_finalize). Its ELF NEEDED entries name the library; only those of the program
+ * itself are read (no library it loads), and a program that needs libgshmem too is left alone. */
+static const struct {
+    const char *soname; /* prefix of the NEEDED entry */
+    const char *who;
+    const char *instead;
+} foreign_libs[] = {
+    {"liboshmem.so", "Open MPI's OSHMEM", "start it with Open MPI's oshrun or mpirun"},
+    {"libsma.so", "Sandia OpenSHMEM", "start it with SOS's oshrun (Hydra's mpiexec) or its PMI launcher"},
+    {"libnvshmem_host.so", "NVSHMEM", "start it with nvshmrun or mpirun"},
+};
+
+static int read_at(int fd, void *buf, size_t len, uint64_t off) {
+    return off <= (uint64_t)INT64_MAX && pread(fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -1;
+}
+
+/* The path execvp would run for prog, into out; 0 if found. */
+static int program_path(const char *prog, char *out, size_t outlen) {
+    if (strchr(prog, '/'))
+        return snprintf(out, outlen, "%s", prog) < (int)outlen ? 0 : -1;
+    const char *path = getenv("PATH");
+    for (const char *d = path ? path : "/usr/bin:/bin"; d;) {
+        const char *end = strchr(d, ':');
+        int dl = end ? (int)(end - d) : (int)strlen(d);
+        if (snprintf(out, outlen, "%.*s%s%s", dl, d, dl ? "/" : "", prog) < (int)outlen && access(out, X_OK) == 0)
+            return 0;
+        d = end ? end + 1 : NULL;
+    }
+    return -1;
+}
+
+/* The foreign_libs index of an OpenSHMEM library the program needs, with its NEEDED name in soname; -1 if none. */
+static int foreign_openshmem(const char *prog, char *soname, size_t sonamelen) {
+    char path[PATH_MAX];
+    if (program_path(prog, path, sizeof path))
+        return -1; /* the launch reports it */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int found = -1, gshmem = 0;
+    Elf64_Ehdr eh;
+    Elf64_Phdr ph[64];
+    if (read_at(fd, &eh, sizeof eh, 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > 64 ||
+        read_at(fd, ph, eh.e_phnum * sizeof(Elf64_Phdr), eh.e_phoff))
+        goto out;
+    const Elf64_Phdr *dyn = NULL;
+    for (int i = 0; i < eh.e_phnum; i++)
+        if (ph[i].p_type == PT_DYNAMIC)
+            dyn = &ph[i];
+    if (!dyn || dyn->p_filesz > (1u << 20))
+        goto out;
+    size_t nd = dyn->p_filesz / sizeof(Elf64_Dyn);
+    Elf64_Dyn *d = malloc(nd * sizeof *d + 1);
+    if (!d || read_at(fd, d, nd * sizeof *d, dyn->p_offset)) {
+        free(d);
+        goto out;
+    }
+    uint64_t strtab = 0, stroff = 0;
+    for (size_t i = 0; i < nd && d[i].d_tag != DT_NULL; i++)
+        if (d[i].d_tag == DT_STRTAB)
+            strtab = d[i].d_un.d_ptr;
+    /* the string table is addressed in memory: its place in the file is that of the segment loading it */
+    int mapped = 0;
+    for (int i = 0; i < eh.e_phnum && !mapped; i++)
+        if (ph[i].p_type == PT_LOAD && strtab >= ph[i].p_vaddr && strtab < ph[i].p_vaddr + ph[i].p_filesz) {
+            stroff = strtab - ph[i].p_vaddr + ph[i].p_offset;
+            mapped = 1;
+        }
+    for (size_t i = 0; mapped && i < nd && d[i].d_tag != DT_NULL; i++) {
+        char name[256];
+        if (d[i].d_tag != DT_NEEDED)
+            continue;
+        ssize_t n = pread(fd, name, sizeof name - 1, (off_t)(stroff + d[i].d_un.d_val));
+        if (n <= 0)
+            continue;
+        name[n] = 0;
+        if (!strncmp(name, "libgshmem.so", 12))
+            gshmem = 1;
+        for (size_t k = 0; k < sizeof foreign_libs / sizeof foreign_libs[0]; k++)
+            if (found < 0 && !strncmp(name, foreign_libs[k].soname, strlen(foreign_libs[k].soname))) {
+                found = (int)k;
+                snprintf(soname, sonamelen, "%s", name);
+            }
+    }
+    free(d);
+out:
+    close(fd);
+    return gshmem ? -1 : found;
 }
 
 /* ---- cleanup of /dev/shm segments the library left behind (a PE killed during init) ---- */
@@ -1207,7 +1302,15 @@ int main(int argc, char **argv) {
             open("/dev/null", O_RDWR);
     parse_args(argc, argv);
     if (job.remote)
-        exec_mpirun();
+        exec_mpirun(); /* mpirun serves OSHMEM's programs too */
+    char soname[256];
+    int foreign = foreign_openshmem(job.argv[0], soname, sizeof soname);
+    if (foreign >= 0) {
+        note("oshrun: %s is linked against %s (%s), not gshmem, so its PEs would not find gshmem's launcher; %s, or "
+             "rebuild it with gshmem's oshcc",
+             job.argv[0], foreign_libs[foreign].who, soname, foreign_libs[foreign].instead);
+        exit(126);
+    }
 
     sigset_t mask;
     sigemptyset(&mask);

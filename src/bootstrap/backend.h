@@ -21,9 +21,11 @@ SHMEMB_HIDDEN extern const struct shmemb_ops shmemb_local_ops;
 /* PEs of a PMIx launcher: mpirun, prterun, srun --mpi=pmix */
 SHMEMB_HIDDEN extern const struct shmemb_ops shmemb_pmix_ops;
 
-/* 1 if the launcher put NAME in the environment. For the launchers' own variables (PMIX_RANK, ...), which are not
- * gshmem settings and so not rows of env.def: only whether they are there matters. */
+/* 1 if the launcher put NAME in the environment (its value, or NULL). For the launchers' own variables (PMIX_RANK,
+ * PMI_SIZE, SLURM_PROCID, ...), which are not gshmem settings and so not rows of env.def: they only say which
+ * launcher started the process. */
 SHMEMB_HIDDEN int shmemb_launcher_var(const char *name);
+SHMEMB_HIDDEN const char *shmemb_launcher_val(const char *name);
 
 /* Writes one line to stderr in one write(), so it stays whole among the other PEs' output. */
 SHMEMB_HIDDEN void shmemb_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -2,6 +2,7 @@
  * oshrun started the PE, pmix when a PMIx launcher did, else a singleton (SHMEM_BOOTSTRAP overrides the guess). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -27,12 +28,24 @@ void shmemb_say(const char *fmt, ...) {
     (void)w;
 }
 
-int shmemb_launcher_var(const char *name) {
+const char *shmemb_launcher_val(const char *name) {
     size_t n = strlen(name);
     for (char **e = environ; e && *e; e++)
         if (!strncmp(*e, name, n) && (*e)[n] == '=')
-            return 1;
-    return 0;
+            return *e + n + 1;
+    return NULL;
+}
+
+int shmemb_launcher_var(const char *name) { return shmemb_launcher_val(name) != NULL; }
+
+/* a launcher's count or rank; -1 if absent or not a number */
+static long launcher_num(const char *name) {
+    const char *v = shmemb_launcher_val(name);
+    char *end;
+    if (!v || !*v)
+        return -1;
+    long x = strtol(v, &end, 10);
+    return *end ? -1 : x;
 }
 
 /* Every PMIx launcher gives its processes PMIX_NAMESPACE and PMIX_RANK (PMIx_server_setup_fork); PMIX_SERVER_URI*
@@ -44,6 +57,40 @@ static int pmix_launcher_present(void) {
 const char *shmemb_backends(void) {
     return shmemb_pmix_ops.available ? "local (oshrun), pmix (mpirun, prterun, srun --mpi=pmix), singleton"
                                      : "local (oshrun), singleton; pmix not built (pmix.h was not found)";
+}
+
+/* Launchers gshmem does not speak, found by their own variables: their N processes would each run as PE 0 of 1, so
+ * the first of them says which launcher it was and what to use instead, and all stop. PMI-1/PMI-2 (Hydra's mpiexec,
+ * which Sandia OpenSHMEM's oshrun runs, and srun --mpi=pmi2) set PMI_RANK and PMI_SIZE; srun with no MPI plugin sets
+ * only SLURM_STEP_NUM_TASKS and SLURM_PROCID (a batch script's own step has no SLURM_STEP_NUM_TASKS). */
+static int foreign_launcher(void) {
+    const char *instead = shmemb_pmix_ops.available
+                              ? "start it with gshmem's oshrun, or with a PMIx launcher (mpirun, prterun, srun "
+                                "--mpi=pmix)"
+                              : "start it with gshmem's oshrun (this gshmem was built without PMIx: with libpmix-dev "
+                                "installed it also runs under mpirun, prterun and srun --mpi=pmix)";
+    long size = launcher_num("PMI_SIZE"), rank = launcher_num("PMI_RANK");
+    if (size > 1 && rank >= 0) {
+        if (rank == 0)
+            shmemb_say("gshmem: shmem_init: process 0 of %ld was started by a PMI-1/PMI-2 launcher (PMI_RANK and "
+                       "PMI_SIZE are set: Hydra's mpiexec, as Sandia OpenSHMEM's oshrun runs it, or srun --mpi=pmi2), "
+                       "which gshmem does not speak, so each process would be PE 0 of 1; %s, or set "
+                       "SHMEM_BOOTSTRAP=local to run each process as a single PE",
+                       size, instead);
+        return 1;
+    }
+    size = launcher_num("SLURM_STEP_NUM_TASKS");
+    rank = launcher_num("SLURM_PROCID");
+    if (size > 1 && rank >= 0) {
+        if (rank == 0)
+            shmemb_say("gshmem: shmem_init: process 0 of %ld was started by srun without PMIx "
+                       "(SLURM_STEP_NUM_TASKS=%ld, no PMIX_RANK), so each process would be PE 0 of 1; %s, or set "
+                       "SHMEM_BOOTSTRAP=local to run each process as a single PE",
+                       size, size,
+                       shmemb_pmix_ops.available ? "run srun --mpi=pmix (or set SLURM_MPI_TYPE=pmix)" : instead);
+        return 1;
+    }
+    return 0;
 }
 
 static const struct shmemb_ops *choose(void) {
@@ -71,6 +118,8 @@ static const struct shmemb_ops *choose(void) {
         }
         return &shmemb_pmix_ops;
     }
+    if (foreign_launcher())
+        return NULL;
     return &shmemb_local_ops; /* a singleton, unless GSHMEM_RANK/GSHMEM_SIZE say something is amiss */
 }
 

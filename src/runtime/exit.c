@@ -1,6 +1,6 @@
 /* exit.c - the exit hook: a PE that ends without shmem_finalize (return from main, exit) is finalized at exit with
- * status 0, in finalize's own synchronization (comm/liveness.c), or ends the job at once with a non-zero status; and
- * the job-wide abort every fatal error ends in (core/error.c calls it through shmemi_rt.abort_job). */
+ * status 0, in finalize's own synchronization (comm/liveness.c), and says so in one line, or ends the job at once with
+ * a non-zero status; and the job-wide abort every fatal error ends in (core/error.c calls it through abort_job). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -27,7 +27,10 @@ static void at_exit(int status, void *arg) {
         fflush(stdout);
         abort_job(status, msg);
     }
+    int me = shmemi_rt.my_pe;
     shmemi_finalize(1);
+    /* said by the PE itself, so under any launcher, and after finalize: a PE that hung in it never claims it */
+    fprintf(stderr, "gshmem: PE %d exited without calling shmem_finalize; finalized it\n", me);
 }
 
 void shmemi_abort_setup(void) { shmemi_rt.abort_job = abort_job; }

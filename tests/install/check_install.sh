@@ -9,9 +9,23 @@ trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 P=$tmp/prefix
 for f in bin/oshcc bin/oshc++ bin/oshrun bin/shmem_info include/shmem.h include/shmemx.h include/mpp/shmem.h include/pshmem.h \
-         lib/pkgconfig/gshmem.pc lib/cmake/gshmem/gshmemConfig.cmake; do
+         lib/pkgconfig/gshmem.pc lib/cmake/gshmem/gshmemConfig.cmake share/gshmem/env.sh; do
   [ -e "$P/$f" ] || { echo "missing $f in the install"; exit 1; }
 done
+# share/gshmem/env.sh puts gshmem's programs before Open MPI's /usr/bin/oshrun and oshcc and lets pkg-config and CMake
+# find it, in bash (which finds the file's own directory) and in sh (which uses the prefix written at install time),
+# also when the tree was moved; twice sourced, PATH holds it once
+for sh in bash sh; do
+  got=$(env -i HOME="$tmp" PATH=/usr/bin:/bin "$sh" -c '. "$1/share/gshmem/env.sh"; . "$1/share/gshmem/env.sh"
+    pc=nopc; pkg-config --exists gshmem 2>/dev/null && pc=pc
+    echo "$(command -v oshrun) $(command -v oshcc) $pc $CMAKE_PREFIX_PATH $PATH"' _ "$P")
+  want="$P/bin/oshrun $P/bin/oshcc pc $P $P/bin:/usr/bin:/bin"
+  [ "$got" = "$want" ] || { echo "env.sh in $sh: got '$got', want '$want'" >&2; exit 1; }
+done
+mv "$P" "$tmp/moved"
+got=$(env -i PATH=/usr/bin:/bin bash -c '. "$1/share/gshmem/env.sh"; command -v oshrun' _ "$tmp/moved")
+mv "$tmp/moved" "$P"
+[ "$got" = "$tmp/moved/bin/oshrun" ] || { echo "env.sh of a moved tree, in bash: oshrun is '$got'" >&2; exit 1; }
 cat > "$tmp/old.c" <<'C'
 #include <mpp/shmem.h>
 #include <stdio.h>
@@ -111,6 +125,28 @@ for r in ring1 ring2; do
   SHMEM_SYMMETRIC_SIZE_DEVICE=16M "$P/bin/oshrun" -np 2 "$tmp/cu/$r" >"$tmp/cu/out"
   [ "$(grep -c 'ring ok' "$tmp/cu/out")" = 2 ] || { echo "oshcc --emulate-gpu: $r did not run right:" >&2; cat "$tmp/cu/out" >&2; exit 1; }
 done
+# an object from hipcc links with oshcc alone (oshcc adds the HIP runtime and the C++ runtime its host code needs);
+# nvcc's forms are the ones docs/device.md shows, run by docs_commands. Not run: no AMD GPU here.
+if command -v hipcc >/dev/null; then
+  cat >"$tmp/cu/ring_hip.cpp" <<'HIP'
+#include <hip/hip_runtime.h>
+#include <shmem.h>
+#include <shmemg.h>
+__global__ void ring(long *d, long *s) {
+    *s = shmemg_my_pe();
+    shmemg_putmem(d, s, sizeof(long), (shmemg_my_pe() + 1) % shmemg_n_pes());
+    shmemg_quiet();
+}
+int main() {
+    shmem_init_thread(SHMEM_THREAD_SINGLE | SHMEM_DEVICE_KERNEL_INIT, nullptr);
+    long *b = (long *)shmemg_calloc(2, sizeof(long)), h = -1;
+    ring<<<1, 1>>>(b, b + 1);
+    return hipMemcpy(&h, b, sizeof h, hipMemcpyDeviceToHost) != hipSuccess;
+}
+HIP
+  (cd "$tmp/cu" && hipcc -std=c++17 -c $("$P/bin/oshcc" --showme:compile) ring_hip.cpp 2>/dev/null &&
+    "$P/bin/oshcc" ring_hip.o -o ring_hip) || { echo "oshcc could not link an object from hipcc" >&2; exit 1; }
+fi
 # Programs hold copies of the exported team and context objects sized as when they were linked (copy relocations),
 # so those sizes must never change (src/core/state.h): 256 bytes per team, 128 for the default context.
 if command -v nm >/dev/null; then

@@ -242,6 +242,40 @@ version)
   expect_rc 0
   expect_out "^oshrun \(gshmem\) [0-9]+\.[0-9]+"
   ;;
+foreign_oshmem)
+  # a program built with Open MPI's oshcc (OSHMEM) would run as N copies of PE 0 of 1 and crash in shmem_finalize:
+  # oshrun refuses it in one line, starting nothing
+  mpirun=$(command -v mpirun) || { echo "SKIP: no Open MPI (Debian: openmpi-bin libopenmpi-dev)"; exit 77; }
+  ompi_oshcc=$(dirname "$mpirun")/oshcc
+  "$ompi_oshcc" --showme 2>/dev/null | grep -q oshmem || { echo "SKIP: no Open MPI oshcc beside $mpirun"; exit 77; }
+  printf '#include <shmem.h>\n#include <stdio.h>\nint main(void) { shmem_init(); printf("PE %%d of %%d\\n", shmem_my_pe(), shmem_n_pes()); shmem_finalize(); return 0; }\n' >"$tmp/osh.c"
+  "$ompi_oshcc" "$tmp/osh.c" -o "$tmp/osh" || { fail "Open MPI's oshcc could not build a program"; exit 1; }
+  run -np 2 "$tmp/osh"
+  expect_rc 126
+  expect_quick
+  expect_err "^oshrun: $tmp/osh is linked against Open MPI's OSHMEM \(liboshmem\.so[.0-9]*\), not gshmem, so its PEs would not find gshmem's launcher; start it with Open MPI's oshrun or mpirun, or rebuild it with gshmem's oshcc\$"
+  expect_stderr_lines 1
+  [ -s "$tmp/out" ] && { fail "a PE ran"; show; }
+  ;;
+foreign_sma)
+  # the same for Sandia OpenSHMEM's libsma (a stand-in with its soname: SOS is not installed here), found through PATH
+  printf 'void shmem_init(void) {}\n' >"$tmp/sma.c"
+  printf 'void shmem_init(void);\nint main(void) { shmem_init(); return 0; }\n' >"$tmp/prog.c"
+  mkdir -p "$tmp/bin"
+  cc -shared -fPIC -Wl,-soname,libsma.so.1 "$tmp/sma.c" -o "$tmp/libsma.so.1" &&
+    cc "$tmp/prog.c" "$tmp/libsma.so.1" -Wl,-rpath,"$tmp" -o "$tmp/bin/sosprog" || { fail "cc failed"; exit 1; }
+  RUN_PATH="$tmp/bin:$PATH" run -np 2 sosprog
+  expect_rc 126
+  expect_err "^oshrun: sosprog is linked against Sandia OpenSHMEM \(libsma\.so\.1\), not gshmem"
+  expect_stderr_lines 1
+  # a program that needs libgshmem as well is gshmem's
+  cc "$tmp/prog.c" "$tmp/libsma.so.1" -Wl,-rpath,"$tmp" -o "$tmp/bin/both" -Wl,--no-as-needed \
+    -L"$(dirname "$CLIENT")/../.." -lgshmem 2>/dev/null &&
+    readelf -d "$tmp/bin/both" 2>/dev/null | grep -q 'libgshmem' && {
+    LD_LIBRARY_PATH="$(dirname "$CLIENT")/../.." RUN_PATH="$tmp/bin:$PATH" run -np 2 both
+    expect_rc 0
+  }
+  ;;
 noshmem_ok)
   run -np 3 hostname
   expect_rc 0
@@ -350,7 +384,9 @@ early_return_after_barrier)
   expect_rc 0
   expect_quick
   [ "$(grep -c '^PE [0-9]* done$' "$tmp/out")" = $((NP - 1)) ] || { fail "not every other PE finished"; show; }
-  expect_stderr_lines 0
+  # finalized at exit, and said so in one line (docs/oshrun.md)
+  expect_err '^gshmem: PE 1 exited without calling shmem_finalize; finalized it$'
+  expect_stderr_lines 1
   expect_pes_gone
   expect_no_shm
   ;;

@@ -45,6 +45,28 @@ if [ "$case_name" = no_server ]; then
   exit $((fails > 0))
 fi
 
+if [ "$case_name" = foreign_pmi ]; then
+  # PMI-1's variables as Hydra's mpiexec (which Sandia OpenSHMEM's oshrun runs) gives them to each of 2 processes:
+  # process 0 says in one line that gshmem does not speak that launcher, both stop, neither runs as PE 0 of 1
+  for r in 0 1; do
+    PMI_RANK=$r PMI_SIZE=2 PMI_FD=9 timeout -s KILL 30 "$PROG" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    rc=$?
+    [ "$rc" = 1 ] || fail "process $r: exit status $rc, expected 1"
+    [ -s "$tmp/out" ] && fail "process $r ran"
+    want=0
+    [ $r = 0 ] && want=1
+    expect_count "^gshmem: shmem_init: process 0 of 2 was started by a PMI-1/PMI-2 launcher \(PMI_RANK and PMI_SIZE are set: Hydra's mpiexec, as Sandia OpenSHMEM's oshrun runs it, or srun --mpi=pmi2\), which gshmem does not speak, so each process would be PE 0 of 1; start it with gshmem's oshrun" err $want
+    [ "$(wc -l <"$tmp/err")" = $want ] || { fail "process $r: stderr has more than the one line"; show; }
+  done
+  # PMI_SIZE=1 is a job of one: a singleton, as before; SHMEM_BOOTSTRAP=local runs each process as one
+  PMI_RANK=0 PMI_SIZE=1 SHMEM_VERSION=1 timeout -s KILL 30 "$PROG" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  [ $? = 0 ] || { fail "PMI_SIZE=1: not run as a singleton"; show; }
+  PMI_RANK=0 PMI_SIZE=2 SHMEM_BOOTSTRAP=local timeout -s KILL 30 "$PROG" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+  [ $? = 0 ] || { fail "PMI_SIZE=2 SHMEM_BOOTSTRAP=local: not run as a single PE"; show; }
+  [ $fails = 0 ] && echo "PASS [$case_name]"
+  exit $((fails > 0))
+fi
+
 [ "$have_pmix" = 1 ] || skip "gshmem was built without PMIx (GSHMEM_WITH_PMIX, libpmix-dev)"
 command -v "$MPIRUN" >/dev/null 2>&1 || skip "no mpirun (Debian: openmpi-bin)"
 if [ "$(id -u)" = 0 ]; then
@@ -112,6 +134,14 @@ expect_pes_gone() {
 }
 
 case $case_name in
+ompi_oshrun) # Open MPI's own oshrun (mpirun by another name, beside it) starts gshmem's PEs through PMIx
+  ompi_oshrun=$(dirname "$(command -v "$MPIRUN")")/oshrun
+  "$ompi_oshrun" --version 2>&1 | grep -qiE "open-?mpi|openrte|prrte" || skip "no Open MPI oshrun beside $MPIRUN"
+  SHMEM_VERSION=1 run "$ompi_oshrun" --oversubscribe -np "$np" "$PROG" "$@"
+  expect_rc 0
+  expect_count "^gshmem .*, $np PEs, bootstrap pmix$" out 1
+  expect_one_job_clean
+  ;;
 prog) # any program: succeeds, every PE in one PMIx job of np PEs
   SHMEM_VERSION=1 mpi "$PROG" "$@"
   expect_rc 0
@@ -234,6 +264,7 @@ early_exit0_barrier | early_exit0_wait | early_exit1_wait | early__exit0_coll | 
   early_return_after_barrier)
     expect_rc 0
     expect_count "^PE [0-9]+ done$" out $((np - 1))
+    expect_count "^gshmem: PE 1 exited without calling shmem_finalize; finalized it$" err 1
     ;;
   esac
   expect_pes_gone

@@ -118,7 +118,7 @@ if [ -n "$client" ]; then
         for c in "exit0-barrier|1|PE 0: shmem_barrier_all: PE 1 ended \\(exit status 0\\)" \
                  "exit1-wait|1|PE 1: ended with exit status 1 without calling shmem_finalize" \
                  "_exit0-coll|1|" \
-                 "return-after-barrier|0|"; do
+                 "return-after-barrier|0|PE 1 exited without calling shmem_finalize; finalized it"; do
             IFS='|' read -r mode want re <<<"$c"
             t0=$(date +%s)
             out=$(timeout 60 srun --mpi=pmix -n "$np" --overcommit --time=2 "$client" "$mode" 1 2>&1)
@@ -135,6 +135,25 @@ if [ -n "$client" ]; then
         done
     done
 fi
+# Launchers gshmem does not speak: srun with no MPI plugin, and with PMI-2 (the PMI Hydra gives SOS's programs): one
+# line from the first process names the launcher, and the step fails, instead of running 2 copies of PE 0 of 1
+for mpi in none pmi2; do
+    if ! srun --mpi=list 2>&1 | grep -qw "$mpi"; then
+        echo "skipped: srun --mpi=$mpi (no such plugin)"
+        continue
+    fi
+    want="gshmem: shmem_init: process 0 of 2 was started by srun without PMIx"
+    [ $mpi = pmi2 ] && want="gshmem: shmem_init: process 0 of 2 was started by a PMI-1/PMI-2 launcher"
+    out=$(timeout 60 srun --mpi=$mpi -n 2 --overcommit --time=2 "$1" 2>&1)
+    rc=$?
+    if [ $rc -eq 0 ] || [ "$(grep -cF "$want" <<<"$out")" != 1 ] || grep -q "1 PEs" <<<"$out"; then
+        echo "FAIL: srun --mpi=$mpi -n 2 $(basename "$1"): exit $rc, want one line '$want...' and a failed step:" >&2
+        echo "$out" | tail -10 >&2
+        bad=1
+    else
+        echo "ok: srun --mpi=$mpi -n 2 $(basename "$1") refused in one line"
+    fi
+done
 # the PMIx bootstrap must have been used, and both PEs found on this node (shared memory, not the network)
 out=$(timeout 60 srun --mpi=pmix -n 2 --overcommit env SHMEM_DEBUG=1 "$1" 2>&1)
 if echo "$out" | grep -q "PMIx bootstrap.*2 PEs on this node"; then
