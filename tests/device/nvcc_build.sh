@@ -28,6 +28,14 @@ for v in "" -DWITH_STREAM; do
   }
 done
 echo "ok: a one-kernel unit holds its kernel and one failure path ($one PTX lines; $lines with a stream routine)"
+# the memory model as the PTX has it: acquire loads, release and relaxed system-scope stores, acquire/release fences,
+# and no indirect call (a group's barrier through a function pointer was one)
+"$NVCC" "${flags[@]}" -ptx "$SRC/dev_model.cu" -o "$OUT/dev_model.ptx"
+for want in 'ld.acquire.sys' 'st.release.sys' 'st.relaxed.sys' 'fence.acq_rel.sys'; do
+  grep -q "$want" "$OUT/dev_model.ptx" || { echo "FAIL: dev_model.cu's PTX has no $want"; exit 1; }
+done
+! grep -q 'callprototype' "$OUT/dev_model.ptx" || { echo "FAIL: dev_model.cu's PTX makes an indirect call"; exit 1; }
+echo "ok: the device library's loads, stores and fences carry their system-scope semantics"
 for t in dev_rma dev_stream dev_misuse dev_cg; do # (each nvcc run takes half a minute on two cores)
   "$NVCC" "${flags[@]}" -c "$SRC/$t.cu" -o "$OUT/$t.o"
   "$NVCC" "${flags[@]}" "$OUT/$t.o" -L"$LIB" -Xlinker -rpath -Xlinker "$LIB" -lgshmem -o "$OUT/$t"
