@@ -3,6 +3,7 @@
  * between a block's threads, blocks that wait for each other, streams and events in order, host functions, graph
  * capture and replay, launch errors, launches by cudaLaunchKernel, stream-ordered allocation. Written as a CUDA
  * program; with nvcc it would run on a GPU unchanged. */
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
@@ -163,6 +164,7 @@ static void stream_ordered(cudaStream_t s1, cudaStream_t s2) {
     if (child == 0) { /* the stream is held by a host function that never returns */
         cudaStream_t s3;
         int *c = nullptr;
+        signal(SIGSEGV, SIG_DFL); /* the fault ends the process (AddressSanitizer's handler would exit 1) */
         cudaStreamCreate(&s3);
         cudaLaunchHostFunc(s3, hold, nullptr);
         cudaMallocAsync(&c, sizeof(int), s3);

@@ -268,11 +268,17 @@ foreign_sma)
   expect_rc 126
   expect_err "^oshrun: sosprog is linked against Sandia OpenSHMEM \(libsma\.so\.1\), not gshmem"
   expect_stderr_lines 1
-  # a program that needs libgshmem as well is gshmem's
-  cc "$tmp/prog.c" "$tmp/libsma.so.1" -Wl,-rpath,"$tmp" -o "$tmp/bin/both" -Wl,--no-as-needed \
-    -L"$(dirname "$CLIENT")/../.." -lgshmem 2>/dev/null &&
+  # a program that needs libgshmem as well is gshmem's (built with the sanitizers the library was built with: their
+  # runtime must come first)
+  libdir="$(dirname "$CLIENT")/../.."
+  san=()
+  readelf -d "$libdir/libgshmem.so" 2>/dev/null | grep -q 'libasan' && san+=(-fsanitize=address)
+  readelf -d "$libdir/libgshmem.so" 2>/dev/null | grep -q 'libubsan' && san+=(-fsanitize=undefined)
+  readelf -d "$libdir/libgshmem.so" 2>/dev/null | grep -q 'libtsan' && san+=(-fsanitize=thread)
+  cc "${san[@]}" "$tmp/prog.c" "$tmp/libsma.so.1" -Wl,-rpath,"$tmp" -o "$tmp/bin/both" -Wl,--no-as-needed \
+    -L"$libdir" -lgshmem 2>/dev/null &&
     readelf -d "$tmp/bin/both" 2>/dev/null | grep -q 'libgshmem' && {
-    LD_LIBRARY_PATH="$(dirname "$CLIENT")/../.." RUN_PATH="$tmp/bin:$PATH" run -np 2 both
+    LD_LIBRARY_PATH="$libdir" RUN_PATH="$tmp/bin:$PATH" run -np 2 both
     expect_rc 0
   }
   ;;
