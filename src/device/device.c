@@ -12,6 +12,7 @@
 
 #include <gshmem/device/state.h>
 
+#include "device/emu/emu.h"
 #include "gpu/gtl.h"
 #include "mem/mem.h"
 #include "proxy/proxy.h"
@@ -224,6 +225,30 @@ int shmemi_device_init(char *why, size_t len) {
 }
 
 int shmemi_device_up(void) { return up; }
+
+/* A kernel that runs on past shmem_finalize reads a device state that is gone (the routine's misuse report) or a GPU
+ * heap no longer mapped (a segfault under the emulation, a fault on a GPU), and one that waits for its proxy waits for
+ * ever: finalize waits for the PE's kernels first, with the proxy still serving them. The emulation sees its streams
+ * and its running threads (the routine each entered last); on a GPU the driver sees every stream of the PE's context,
+ * so kernels that do not use gshmem are waited for too. */
+void shmemi_device_quiesce(const char *fn) {
+    if (!shmemi_gtl)
+        return;
+    int w = (int)shmemi_env.device_finalize_wait;
+    const char *fix = "synchronize with the PE's kernels (cudaStreamSynchronize or cudaDeviceSynchronize) before "
+                      "shmem_finalize, or give them longer (SHMEM_DEVICE_FINALIZE_WAIT)";
+    if (shmemi_gtl == &shmemi_gtl_emu) {
+        if (!shmemi_emu_idle_wait(w))
+            return;
+        char where[256];
+        if (shmemi_emu_running(where, sizeof where))
+            shmemi_fatal(fn, "a kernel was still running after %d s, %s; %s", w, where, fix);
+        shmemi_fatal(fn,
+                     "work queued on the emulated GPU had not finished after %d s (a kernel not started yet, or a "
+                     "stream waiting for an event); %s",
+                     w, fix);
+    }
+}
 
 void shmemi_device_fini(void) {
     if (!up)

@@ -255,6 +255,10 @@ SHMEMGI_COLD void fail(unsigned what, const char *fn, int pe, const void *addr, 
 }
 
 SHMEMGI_D void check_init(const char *fn) {
+#if defined(GSHMEM_EMULATE_GPU)
+    if (gshmem_emu_cur) /* (a plain store on the CPU: shmem_finalize names it if the kernel is still running) */
+        __atomic_store_n(&gshmem_emu_cur->routine, fn, __ATOMIC_RELAXED);
+#endif
     if (st().magic != SHMEMGI_DSTATE_MAGIC)
         fail(SHMEMGI_ERR_NOT_INIT, fn, -1, nullptr, 0);
 }
