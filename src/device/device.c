@@ -248,6 +248,11 @@ void shmemi_device_quiesce(const char *fn) {
                      "stream waiting for an event); %s",
                      w, fix);
     }
+    if (shmemi_gtl->idle(w) == 1)
+        shmemi_fatal(fn,
+                     "work of this PE's was still running on its GPU after %d s (a kernel, or other work on a stream; "
+                     "on a GPU the library does not see which device routine a kernel is in); %s",
+                     w, fix);
 }
 
 void shmemi_device_fini(void) {
