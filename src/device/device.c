@@ -12,6 +12,7 @@
 
 #include <gshmem/device/state.h>
 
+#include "device/emu/emu.h"
 #include "gpu/gtl.h"
 #include "mem/mem.h"
 #include "proxy/proxy.h"
@@ -225,6 +226,35 @@ int shmemi_device_init(char *why, size_t len) {
 
 int shmemi_device_up(void) { return up; }
 
+/* A kernel that runs on past shmem_finalize reads a device state that is gone (the routine's misuse report) or a GPU
+ * heap no longer mapped (a segfault under the emulation, a fault on a GPU), and one that waits for its proxy waits for
+ * ever: finalize waits for the PE's kernels first, with the proxy still serving them. The emulation sees its streams
+ * and its running threads (the routine each entered last); on a GPU the driver sees every stream of the PE's context,
+ * so kernels that do not use gshmem are waited for too. */
+void shmemi_device_quiesce(const char *fn) {
+    if (!shmemi_gtl)
+        return;
+    int w = (int)shmemi_env.device_finalize_wait;
+    const char *fix = "synchronize with the PE's kernels (cudaStreamSynchronize or cudaDeviceSynchronize) before "
+                      "shmem_finalize, or give them longer (SHMEM_DEVICE_FINALIZE_WAIT)";
+    if (shmemi_gtl == &shmemi_gtl_emu) {
+        if (!shmemi_emu_idle_wait(w))
+            return;
+        char where[256];
+        if (shmemi_emu_running(where, sizeof where))
+            shmemi_fatal(fn, "a kernel was still running after %d s, %s; %s", w, where, fix);
+        shmemi_fatal(fn,
+                     "work queued on the emulated GPU had not finished after %d s (a kernel not started yet, or a "
+                     "stream waiting for an event); %s",
+                     w, fix);
+    }
+    if (shmemi_gtl->idle(w) == 1)
+        shmemi_fatal(fn,
+                     "work of this PE's was still running on its GPU after %d s (a kernel, or other work on a stream; "
+                     "on a GPU the library does not see which device routine a kernel is in); %s",
+                     w, fix);
+}
+
 void shmemi_device_fini(void) {
     if (!up)
         return;
@@ -300,16 +330,29 @@ int shmemi_device_ctx_added(struct gshmem_ctx *c) {
     int max = shmemi_env.device_max_ctx > 0 && shmemi_env.device_max_ctx < SHMEMGI_MAX_DCTX
                   ? (int)shmemi_env.device_max_ctx + 1
                   : SHMEMGI_MAX_DCTX;
+    uint64_t h = (uint64_t)(uintptr_t)c;
     pthread_mutex_lock(&lock);
-    int k = -1;
+    /* a free entry, else the entry of a destroyed context (kept so that a kernel still using it hears why) */
+    int k = -1, gone = -1, stale = -1;
     for (int i = 1; i < max && k < 0; i++)
         if (!ctxs[i].handle)
             k = i;
+        else if (ctxs[i].handle >> 63 && gone < 0)
+            gone = i;
+    for (int i = 1; i < SHMEMGI_MAX_DCTX; i++)
+        if (ctxs[i].handle == ~h) /* (the address of a destroyed one, given out again: no longer "destroyed") */
+            stale = i;
+    if (k < 0)
+        k = gone;
     if (k > 0)
-        ctxs[k] = (struct shmemgi_dctx){(uint64_t)(uintptr_t)c, c->team->slot, k};
+        ctxs[k] = (struct shmemgi_dctx){h, c->team->slot, k};
+    if (stale > 0 && stale != k)
+        ctxs[stale] = (struct shmemgi_dctx){0};
     pthread_mutex_unlock(&lock);
     if (k < 0)
         return -1;
+    if (stale > 0 && stale != k)
+        dev_write(&d_ctxs[stale], &ctxs[stale], sizeof ctxs[stale], fn);
     dev_write(&d_ctxs[k], &ctxs[k], sizeof ctxs[k], fn);
     return 0;
 }
@@ -317,10 +360,14 @@ int shmemi_device_ctx_added(struct gshmem_ctx *c) {
 void shmemi_device_ctx_removed(struct gshmem_ctx *c) {
     if (!up)
         return;
+    /* kept, its handle inverted: a kernel still running with it is told it was destroyed (no kernel may use it
+     * again, so waiting here for the PE's kernels would only wait for ones that go on with other contexts) */
     for (int i = 1; i < SHMEMGI_MAX_DCTX; i++)
         if (ctxs[i].handle == (uint64_t)(uintptr_t)c) {
-            struct shmemgi_dctx e = {0};
-            ctxs[i] = e;
+            pthread_mutex_lock(&lock);
+            ctxs[i].handle = ~ctxs[i].handle;
+            struct shmemgi_dctx e = ctxs[i];
+            pthread_mutex_unlock(&lock);
             dev_write(&d_ctxs[i], &e, sizeof e, "shmem_ctx_destroy");
         }
 }
@@ -348,34 +395,14 @@ __attribute__((visibility("default"))) void *gshmemx_device_stream_peer(const vo
 /* ---- the CPU emulation's shortcuts: its kernels run in this process ---- */
 __attribute__((visibility("default"), noreturn)) void gshmemx_emu_device_fail(unsigned what, const char *fn, int pe,
                                                                               const void *addr, size_t len) {
-    static const char *const text[] = {
-        [SHMEMGI_ERR_NOT_INIT] = "called before shmem_init_thread provided SHMEM_DEVICE_KERNEL_INIT (or after "
-                                 "shmem_finalize); initialize with shmem_init_thread(... | SHMEM_DEVICE_KERNEL_INIT, "
-                                 "&provided) and check provided",
-        [SHMEMGI_ERR_PE] = "target PE is out of range",
-        [SHMEMGI_ERR_ADDR] = "the address is not in the GPU symmetric heap; use memory from shmemg_malloc (or "
-                             "shmem_space_malloc on SHMEM_SPACE_DEVICE)",
-        [SHMEMGI_ERR_TEAM] = "the team is not a device team; use SHMEM_DEVICE_TEAM_WORLD, SHMEM_DEVICE_TEAM_SHARED "
-                             "or a team split from them",
-        [SHMEMGI_ERR_CTX] = "the context is not a device context; create it with SHMEM_DEVICE_CTX, or use "
-                            "SHMEM_DEVICE_CTX_DEFAULT",
-        [SHMEMGI_ERR_ALIGN] = "the atomic object is not aligned to its size",
-        [SHMEMGI_ERR_CMP] = "the comparison is not one of SHMEM_CMP_EQ/NE/GT/GE/LT/LE",
-        [SHMEMGI_ERR_SIGOP] = "the signal operation is not SHMEM_SIGNAL_SET or SHMEM_SIGNAL_ADD",
-    };
-    const char *t = what < sizeof text / sizeof text[0] && text[what] ? text[what] : "misuse";
-    char where[160] = "";
-    if (what == SHMEMGI_ERR_PE)
-        snprintf(where, sizeof where, " (PE %d; this job has %d PE%s)", pe, shmemi_rt.n_pes,
-                 shmemi_rt.n_pes == 1 ? "" : "s");
-    else if (addr)
-        snprintf(where, sizeof where, " (%p, %zu bytes, PE %d)", addr, len, pe);
+    char msg[512];
+    shmemi_proxy_misuse_text(what, pe, (uint64_t)(uintptr_t)addr, len, msg, sizeof msg);
     if (shmemi_rt.init_state != 1) {
-        fprintf(stderr, "gshmem: %s (in a kernel): %s%s\n", fn, t, where);
+        fprintf(stderr, "gshmem: %s (in a kernel): %s\n", fn, msg);
         fflush(stderr);
         _Exit(1);
     }
-    shmemi_fatal(fn, "(in a kernel) %s%s", t, where);
+    shmemi_fatal(fn, "(in a kernel) %s", msg);
 }
 
 __attribute__((visibility("default"))) void gshmemx_emu_proxy_doorbell(void) { shmemi_proxy_doorbell(); }

@@ -13,6 +13,10 @@
  * program built for it). */
 SHMEMI_HIDDEN int shmemi_device_init(char *why, size_t len);
 SHMEMI_HIDDEN void shmemi_device_fini(void);
+/* shmem_finalize, before anything goes: waits up to SHMEM_DEVICE_FINALIZE_WAIT seconds for the PE's kernels (and
+ * whatever else is queued on its GPU) to finish, then ends the job with one line (fn, the PE, where the kernel is when
+ * that is known) if they have not */
+SHMEMI_HIDDEN void shmemi_device_quiesce(const char *fn);
 SHMEMI_HIDDEN int shmemi_device_up(void);
 /* Device teams and contexts enter and leave the tables kernels look their handles up in. A context: 0, or -1 when the
  * table (SHMEM_DEVICE_MAX_CTX) is full. */

@@ -90,6 +90,10 @@ struct gtl_backend {
     int (*p2p)(const char *from, const char *to);
     /* how this PE's device is shared with other processes' kernels */
     int (*share)(struct gtl_share *s);
+    /* Waits up to wait_s seconds (< 0: as long as it takes) for all the work this process queued on this PE's device
+     * to end, on every stream (the application's too), as cuCtxSynchronize waits: 0 when it has (or a failed kernel
+     * ended it), 1 while work is left, -1 when the backend cannot tell */
+    int (*idle)(int wait_s);
 };
 
 SHMEMI_HIDDEN extern const struct gtl_backend shmemi_gtl_cuda, shmemi_gtl_hip, shmemi_gtl_ze, shmemi_gtl_emu;

@@ -1,7 +1,11 @@
 /* gtl_stream.c - the streams, event pool and waited-for work that the CUDA and HIP backends share (gtl_stream.h). */
 #include "gpu/gtl_stream.h"
 
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu/gtl.h"
 #include "gpu/gtl_kernels.h"
@@ -162,4 +166,64 @@ int gtls_reduce(struct gtl_streams *s, void *fn, void *acc, const void *in, size
         blocks = 4096; /* the kernel strides over the rest */
     void *a = acc, *b = (void *)(uintptr_t)in, *args[] = {&a, &b, &n};
     return gtls_run(s, fn, blocks, threads, args) ? 1 : 0;
+}
+
+/* The driver's device-wide synchronization blocks with no time limit and cannot be called off: it runs on a thread of
+ * its own, and a wait that gives up leaves it there, its record freed by whichever of the two is last. */
+struct idle_wait {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int (*sync)(void);
+    int done, rc, abandoned;
+};
+
+static void *idle_main(void *arg) {
+    struct idle_wait *w = arg;
+    int rc = w->sync();
+    pthread_mutex_lock(&w->mu);
+    w->rc = rc;
+    w->done = 1;
+    int gone = w->abandoned;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    if (gone)
+        free(w);
+    return NULL;
+}
+
+int gtls_idle(struct gtl_streams *s, int wait_s) {
+    if (!s->op || !s->op->device_sync)
+        return -1;
+    struct idle_wait *w = calloc(1, sizeof *w);
+    if (!w)
+        return -1;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    w->sync = s->op->device_sync;
+    pthread_t t;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    int e = pthread_create(&t, &a, idle_main, w);
+    pthread_attr_destroy(&a);
+    if (e) {
+        free(w);
+        return -1;
+    }
+    struct timespec end;
+    clock_gettime(CLOCK_REALTIME, &end); /* (the clock a default condition variable waits on) */
+    end.tv_sec += wait_s;
+    pthread_mutex_lock(&w->mu);
+    while (!w->done)
+        if (wait_s < 0)
+            pthread_cond_wait(&w->cv, &w->mu);
+        else if (pthread_cond_timedwait(&w->cv, &w->mu, &end) == ETIMEDOUT)
+            break;
+    int done = w->done;
+    w->abandoned = !done;
+    pthread_mutex_unlock(&w->mu);
+    if (!done)
+        return 1;
+    free(w);
+    return 0; /* (a failed kernel's error: it ended too, and the copies that report it follow) */
 }

@@ -27,6 +27,7 @@ struct gtl_stream_ops {
     int (*stream_create)(void **stream);
     int (*stream_destroy)(void *stream);
     int (*on_device)(const void *p); /* 1: p is device memory (of any device) */
+    int (*device_sync)(void);        /* the whole device's work (the context's, every stream), from any thread */
     int not_ready;                   /* the API's "not ready" code */
 };
 
@@ -76,6 +77,10 @@ SHMEMI_HIDDEN int gtls_amo(struct gtl_streams *s, void *const amo_fn[2], unsigne
                            uint64_t value, uint64_t cond, size_t size, uint64_t *old);
 /* kernels.cu's reduction kernel fn over count elements: acc[i] = acc[i] op in[i]; 0, or 1 when it failed */
 SHMEMI_HIDDEN int gtls_reduce(struct gtl_streams *s, void *fn, void *acc, const void *in, size_t count);
+
+/* The backend's idle (gtl.h): device_sync on a thread of its own, waited for up to wait_s seconds; a thread left
+ * waiting past them is abandoned (what asks ends the job then) */
+SHMEMI_HIDDEN int gtls_idle(struct gtl_streams *s, int wait_s);
 
 /* Backend table entries that put back the application's current device (or context) on the way out: `done` is the
  * backend's function that does it. */

@@ -26,16 +26,56 @@ static int running, stopping, sleeping;
 static uint64_t executed[SHMEMGI_MAX_DCTX];
 static uint64_t head;
 
-static const char *what_text(uint32_t what) {
+/* A host handle where a kernel needs a device one: the predefined host handles and the invalid one say why */
+static const char *host_handle(uint64_t h) {
+    if (!h)
+        return " (the handle is null: SHMEM_TEAM_INVALID or SHMEM_CTX_INVALID, as a failed creation leaves it)";
+    if (h == (uint64_t)(uintptr_t)SHMEM_TEAM_WORLD || h == (uint64_t)(uintptr_t)SHMEM_TEAM_SHARED)
+        return h == (uint64_t)(uintptr_t)SHMEM_TEAM_WORLD ? " (the handle is SHMEM_TEAM_WORLD, the host's)"
+                                                          : " (the handle is SHMEM_TEAM_SHARED, the host's)";
+    return h == (uint64_t)(uintptr_t)SHMEM_CTX_DEFAULT ? " (the handle is SHMEM_CTX_DEFAULT, the host's)" : "";
+}
+
+void shmemi_proxy_misuse_text(unsigned what, int pe, uint64_t addr, uint64_t len, char *buf, size_t n) {
+    static const char *const text[] = {
+        [SHMEMGI_ERR_NOT_INIT] = "called before shmem_init_thread provided SHMEM_DEVICE_KERNEL_INIT (or after "
+                                 "shmem_finalize); initialize with shmem_init_thread(... | SHMEM_DEVICE_KERNEL_INIT, "
+                                 "&provided) and check provided",
+        [SHMEMGI_ERR_PE] = "target PE is out of range",
+        [SHMEMGI_ERR_ADDR] = "the address is not in the GPU symmetric heap; use memory from shmemg_malloc (or "
+                             "shmem_space_malloc on SHMEM_SPACE_DEVICE)",
+        [SHMEMGI_ERR_TEAM] = "the team is not a device team; use SHMEM_DEVICE_TEAM_WORLD, SHMEM_DEVICE_TEAM_SHARED "
+                             "or a team split from them",
+        [SHMEMGI_ERR_CTX] = "the context is not a device context; create it with SHMEM_DEVICE_CTX, or use "
+                            "SHMEM_DEVICE_CTX_DEFAULT",
+        [SHMEMGI_ERR_ALIGN] = "the atomic object is not aligned to its size",
+        [SHMEMGI_ERR_CMP] = "the comparison is not one of SHMEM_CMP_EQ/NE/GT/GE/LT/LE",
+        [SHMEMGI_ERR_SIGOP] = "the signal operation is not SHMEM_SIGNAL_SET or SHMEM_SIGNAL_ADD",
+        [SHMEMGI_ERR_CTX_GONE] = "the context was destroyed (shmem_ctx_destroy, or shmem_team_destroy of its team) "
+                                 "while a kernel still used it; destroy it after the kernels that use it have "
+                                 "finished (cudaStreamSynchronize)",
+    };
+    const char *t = what < sizeof text / sizeof text[0] && text[what] ? text[what] : "misuse of an unknown kind";
+    /* what each kind's report means: fail() hands over the same four fields for every kind */
     switch (what) {
-    case SHMEMGI_ERR_NOT_INIT: return "kernel-side communication is not set up";
-    case SHMEMGI_ERR_PE: return "target PE out of range";
-    case SHMEMGI_ERR_ADDR: return "address outside the GPU symmetric heap";
-    case SHMEMGI_ERR_TEAM: return "not a device team";
-    case SHMEMGI_ERR_CTX: return "not a device context";
-    case SHMEMGI_ERR_ALIGN: return "misaligned atomic object";
-    case SHMEMGI_ERR_CMP: return "bad comparison operator";
-    default: return "bad signal operation";
+    case SHMEMGI_ERR_PE:
+        snprintf(buf, n, "%s (PE %d; this job has %d PE%s)", t, pe, shmemi_rt.n_pes, shmemi_rt.n_pes == 1 ? "" : "s");
+        break;
+    case SHMEMGI_ERR_ADDR:
+        if (pe >= 0)
+            snprintf(buf, n, "%s (%#llx, %llu bytes; target PE %d)", t, (unsigned long long)addr,
+                     (unsigned long long)len, pe);
+        else
+            snprintf(buf, n, "%s (%#llx, %llu bytes)", t, (unsigned long long)addr, (unsigned long long)len);
+        break;
+    case SHMEMGI_ERR_TEAM:
+    case SHMEMGI_ERR_CTX: snprintf(buf, n, "%s%s", t, host_handle(addr)); break;
+    case SHMEMGI_ERR_ALIGN:
+        snprintf(buf, n, "%s (%#llx, an object of %llu bytes)", t, (unsigned long long)addr, (unsigned long long)len);
+        break;
+    case SHMEMGI_ERR_CMP: snprintf(buf, n, "%s (%d)", t, pe); break;
+    case SHMEMGI_ERR_SIGOP: snprintf(buf, n, "%s (%llu)", t, (unsigned long long)len); break;
+    default: snprintf(buf, n, "%s", t);
     }
 }
 
@@ -43,8 +83,9 @@ static void report(void) {
     struct shmemgi_derror e;
     memcpy(&e, derr, sizeof e);
     e.fn[sizeof e.fn - 1] = '\0';
-    shmemi_fatal(e.fn, "(in a kernel) %s: PE %d, address %#llx, %llu bytes; see docs/device.md", what_text(e.what),
-                 e.pe, (unsigned long long)e.addr, (unsigned long long)e.len);
+    char msg[512];
+    shmemi_proxy_misuse_text(e.what, e.pe, e.addr, e.len, msg, sizeof msg);
+    shmemi_fatal(e.fn, "(in a kernel) %s", msg);
 }
 
 static void execute(struct shmemgi_req *q) {

@@ -370,6 +370,7 @@ void shmemi_finalize(int implicit) {
     static int begun;
     if (shmemi_rt.init_state != 1 || __atomic_exchange_n(&begun, 1, __ATOMIC_ACQ_REL))
         return;
+    shmemi_device_quiesce(implicit ? "shmem_finalize (at exit)" : "shmem_finalize"); /* kernels end first */
     shmem_quiet();
     shmemi_device_fini(); /* the proxy serves what kernels left in the ring, then stops */
     shmemi_rt.kernel_provided = 0;

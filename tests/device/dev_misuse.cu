@@ -1,6 +1,6 @@
 /* dev_misuse.cu - misuses the library can catch in a kernel (or at the host/device boundary), one per run, each of
  * which must end the job with a line naming the routine, the PE and the fix, never a hang or a crash.
- * Usage: dev_misuse MODE (pe, addr, team, ctx, cmp, align, sigop, noinit, hostctx, proxied-pe) */
+ * Usage: dev_misuse MODE (pe, addr, team, ctx, cmp, align, sigop, noinit, hostctx, negpe, ctxgone) */
 #include <cstring>
 #include <shmem.h>
 #include <shmemg.h>
@@ -25,10 +25,21 @@ __global__ void k_misuse(int mode, long *sym, long *priv, int *dummy, shmem_team
 
 __global__ void k_early(int *out) { out[0] = shmemg_my_pe(); }
 
+/* a device context used by a kernel still running when its host destroys it: the kernel's next use after the
+ * destroy (the host then sets *go) must say so */
+__global__ void k_ctxgone(shmem_ctx_t ctx, long *sym, int *go) {
+    if (threadIdx.x != 0 || shmemg_my_pe() != shmemg_n_pes() - 1)
+        return;
+    shmemg_ctx_putmem(ctx, sym, sym + 1, 8, 0);
+    shmemg_int_wait_until(go, SHMEM_CMP_EQ, 1);
+    shmemg_ctx_putmem(ctx, sym, sym + 1, 8, 0);
+}
+
 int main(int argc, char **argv) {
-    static const char *modes[] = {"pe", "addr", "team", "ctx", "cmp", "align", "sigop", "noinit", "hostctx", "negpe"};
+    static const char *modes[] = {"pe",    "addr",   "team",    "ctx",   "cmp",    "align",
+                                  "sigop", "noinit", "hostctx", "negpe", "ctxgone"};
     int mode = -1;
-    for (int i = 0; i < 10 && argc > 1; i++)
+    for (int i = 0; i < 11 && argc > 1; i++)
         if (!strcmp(argv[1], modes[i]))
             mode = i;
     if (mode == 7) { /* a kernel before shmem_init */
@@ -45,7 +56,17 @@ int main(int argc, char **argv) {
     int *dummy;
     cudaMalloc(&priv, 64);
     cudaMalloc(&dummy, 64);
-    if (mode == 8) { /* a device context in a host routine */
+    if (mode == 10) {
+        int *go = (int *)shmemg_calloc(1, sizeof(int));
+        shmem_ctx_t c;
+        shmem_ctx_create(SHMEM_DEVICE_CTX, &c);
+        cudaStream_t s;
+        cudaStreamCreate(&s);
+        k_ctxgone<<<1, 32, 0, s>>>(c, sym, go);
+        shmem_ctx_destroy(c);
+        shmem_int_p(go, 1, shmem_my_pe());
+        cudaStreamSynchronize(s);
+    } else if (mode == 8) { /* a device context in a host routine */
         shmem_ctx_t c;
         shmem_ctx_create(SHMEM_DEVICE_CTX, &c);
         shmem_ctx_long_p(c, sym, 1, 0);

@@ -384,6 +384,12 @@ API CUresult cuStreamSynchronize(void *stream) {
     LEAVE(fg_stream_sync(stream, current));
 }
 
+/* every stream of the current context, and what else it runs (fg_device_sync); the error of a failed one */
+API CUresult cuCtxSynchronize(void) {
+    ENTER();
+    LEAVE(fg_device_sync(current));
+}
+
 API CUresult cuEventCreate(void **ev, unsigned flags) {
     ENTER();
     (void)flags;

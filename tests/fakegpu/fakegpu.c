@@ -273,7 +273,9 @@ struct stream {
     unsigned magic;
     const void *owner; /* its context or device: used while another is current, an invalid handle */
     struct op *head, *tail;
+    struct stream *next_all; /* every stream alive, for a device-wide synchronization */
 };
+static struct stream *all_streams;
 #define EVENT_MAGIC 0x45564e54u
 struct event {
     unsigned magic;
@@ -374,6 +376,8 @@ int fg_stream_create(const void *owner, void **s) {
         return FG_OUT_OF_MEMORY;
     st->magic = STREAM_MAGIC;
     st->owner = owner;
+    st->next_all = all_streams;
+    all_streams = st;
     *s = st;
     return FG_OK;
 }
@@ -383,6 +387,11 @@ int fg_stream_destroy(void *stream) {
     if (!s || s->magic != STREAM_MAGIC)
         return FG_INVALID_HANDLE;
     drain(s, NULL); /* queued work still completes */
+    for (struct stream **pp = &all_streams; *pp; pp = &(*pp)->next_all)
+        if (*pp == s) {
+            *pp = s->next_all;
+            break;
+        }
     s->magic = 0;
     free(s);
     return FG_OK;
@@ -393,6 +402,27 @@ int fg_stream_sync(void *stream, const void *owner) {
     if (!s || s->magic != STREAM_MAGIC || s->owner != owner)
         return FG_INVALID_HANDLE;
     drain(s, NULL);
+    return fg_sticky;
+}
+
+/* A test's stand-in for a kernel of the application's: it "runs" from fakegpu_app_kernel(1) to fakegpu_app_kernel(0),
+ * the program playing it meanwhile (writing the request ring, as proxy_nosm does); a device-wide synchronization waits
+ * for it, as the drivers' wait for a running kernel. */
+static int app_kernels;
+static pthread_cond_t app_cv = PTHREAD_COND_INITIALIZER;
+__attribute__((visibility("default"))) void fakegpu_app_kernel(int on) {
+    pthread_mutex_lock(&fg_mu);
+    app_kernels += on ? 1 : -1;
+    pthread_cond_broadcast(&app_cv);
+    pthread_mutex_unlock(&fg_mu);
+}
+
+int fg_device_sync(const void *owner) {
+    for (struct stream *s = all_streams; s; s = s->next_all)
+        if (s->owner == owner)
+            drain(s, NULL);
+    while (app_kernels) /* (fg_mu is let go meanwhile: other threads' calls go on, as they do while a GPU works) */
+        pthread_cond_wait(&app_cv, &fg_mu);
     return fg_sticky;
 }
 

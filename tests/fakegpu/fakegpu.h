@@ -87,6 +87,9 @@ int fg_ipc_close(void *p);
 int fg_stream_create(const void *owner, void **s);
 int fg_stream_destroy(void *s);
 int fg_stream_sync(void *s, const void *owner);
+/* every stream of owner run to its end, and the application's kernels (fakegpu_app_kernel) waited for: the driver's
+ * cuCtxSynchronize / hipDeviceSynchronize (called with fg_mu held, which it lets go while it waits) */
+int fg_device_sync(const void *owner);
 int fg_event_create(void **ev);
 int fg_event_destroy(void *ev);
 int fg_event_record(void *ev, void *s, const void *owner);

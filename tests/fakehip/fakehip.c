@@ -257,6 +257,12 @@ API hipError_t hipStreamSynchronize(void *s) {
     LEAVE(fg_stream_sync(s, OWNER));
 }
 
+/* every stream of the calling thread's current device, and what else it runs (fg_device_sync) */
+API hipError_t hipDeviceSynchronize(void) {
+    ENTER();
+    LEAVE(fg_device_sync(OWNER));
+}
+
 API hipError_t hipEventCreateWithFlags(void **ev, unsigned flags) {
     ENTER();
     (void)flags;

@@ -255,6 +255,10 @@ SHMEMGI_COLD void fail(unsigned what, const char *fn, int pe, const void *addr, 
 }
 
 SHMEMGI_D void check_init(const char *fn) {
+#if defined(GSHMEM_EMULATE_GPU)
+    if (gshmem_emu_cur) /* (a plain store on the CPU: shmem_finalize names it if the kernel is still running) */
+        __atomic_store_n(&gshmem_emu_cur->routine, fn, __ATOMIC_RELAXED);
+#endif
     if (st().magic != SHMEMGI_DSTATE_MAGIC)
         fail(SHMEMGI_ERR_NOT_INIT, fn, -1, nullptr, 0);
 }
@@ -284,6 +288,15 @@ SHMEMGI_D const struct shmemgi_dteam &team_of(shmem_team_t t, const char *fn) {
     fail(SHMEMGI_ERR_TEAM, fn, -1, (const void *)t, 0);
     return s.teams[0];
 }
+/* Not a context the table holds: one the host destroyed while kernels ran keeps its entry, its handle's bits
+ * inverted (never a live handle: host pointers have their top bit clear), until the entry is needed again */
+SHMEMGI_COLD void ctx_fail(uint64_t h, const char *fn) {
+    const struct shmemgi_dstate &s = st();
+    for (int i = 1; i < SHMEMGI_MAX_DCTX; i++)
+        if (s.ctxs[i].handle == ~h && h)
+            fail(SHMEMGI_ERR_CTX_GONE, fn, -1, (const void *)(uintptr_t)h, 0);
+    fail(SHMEMGI_ERR_CTX, fn, -1, (const void *)(uintptr_t)h, 0);
+}
 SHMEMGI_D int ctx_index(shmem_ctx_t c, const char *fn) {
     const struct shmemgi_dstate &s = st();
     uint64_t h = (uint64_t)(uintptr_t)c;
@@ -292,7 +305,7 @@ SHMEMGI_D int ctx_index(shmem_ctx_t c, const char *fn) {
     for (int i = 1; i < SHMEMGI_MAX_DCTX; i++)
         if (s.ctxs[i].handle == h && h)
             return i;
-    fail(SHMEMGI_ERR_CTX, fn, -1, (const void *)c, 0);
+    ctx_fail(h, fn);
     return 0;
 }
 SHMEMGI_D int team_world_pe(const struct shmemgi_dteam &t, int i) { return t.pes ? t.pes[i] : t.start + i * t.stride; }

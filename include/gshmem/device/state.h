@@ -38,7 +38,7 @@ struct shmemgi_dteam {
 
 /* A device context: its team, and how many operations it handed the proxy */
 struct shmemgi_dctx {
-    uint64_t handle; /* the shmem_ctx_t value (0: free entry) */
+    uint64_t handle; /* the shmem_ctx_t value (0: free entry; ~value: destroyed, its misuse then said as such) */
     int32_t team;    /* index in the team table */
     int32_t index;
 };
@@ -60,6 +60,7 @@ enum shmemgi_err {
     SHMEMGI_ERR_ALIGN,        /* an atomic on a misaligned object */
     SHMEMGI_ERR_CMP,          /* comparison operator */
     SHMEMGI_ERR_SIGOP,        /* signal operation */
+    SHMEMGI_ERR_CTX_GONE,     /* a device context destroyed while a kernel used it */
 };
 
 /* A request to the proxy, 128 bytes. Slot s of the ring holds ticket t when seq == t + 1 (filled); it is free for

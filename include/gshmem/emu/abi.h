@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-#define GSHMEM_EMU_ABI_VERSION 1
+#define GSHMEM_EMU_ABI_VERSION 2
 
 struct gshmem_emu_dim3 {
     unsigned x, y, z;
@@ -24,6 +24,9 @@ struct gshmem_emu_thread {
     struct gshmem_emu_dim3 tid, bid, bdim, gdim;
     unsigned lin;  /* linear index in the block */
     unsigned lane; /* index in its warp (warps are 32 consecutive linear indices) */
+    /* the device routine the thread last entered (the device library writes it), so that shmem_finalize can say
+     * where a kernel still running is */
+    const char *routine;
 };
 extern __thread struct gshmem_emu_thread *gshmem_emu_cur;
 

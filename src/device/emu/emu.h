@@ -19,6 +19,12 @@ struct shmemi_emu_kernel {
 struct emu_pool;
 /* Runs a kernel to its end on the calling (stream) thread and the stream's helpers (*pool, made on first use). */
 SHMEMI_HIDDEN void shmemi_emu_run_kernel(struct emu_pool **pool, const struct shmemi_emu_kernel *k);
+/* The blocks running now (0: no kernel is), and in where the device routine one of their threads is in (or entered
+ * last) and which thread that is */
+SHMEMI_HIDDEN int shmemi_emu_running(char *where, size_t len);
+/* Waits until every stream has run all that was queued on it, for up to wait_s seconds (< 0: as long as it takes):
+ * 0, or -1 when work is left */
+SHMEMI_HIDDEN int shmemi_emu_idle_wait(int wait_s);
 /* Blocks of nthreads threads a cooperative launch may have: all must be resident at once */
 SHMEMI_HIDDEN unsigned shmemi_emu_coop_max(unsigned nthreads);
 /* The emulated threads' stacks (stacks.c): a block takes one per thread while it runs (waiting for running blocks to

@@ -40,6 +40,7 @@ struct emu_warp {
 };
 
 struct emu_block {
+    struct emu_block *run_prev, *run_next; /* the blocks running now (running_blocks) */
     unsigned nthreads, live, arrived, gen;
     unsigned grid_gen; /* the block barrier after which its first thread to run took the block to the grid's */
     int acc[2];        /* __syncthreads_count/and/or, by barrier parity */
@@ -59,6 +60,11 @@ struct emu_worker {
 };
 static __thread struct emu_worker *me_worker;
 static __thread struct emu_thread *me_thread;
+
+/* Every block running on this PE's emulated GPU, so that shmem_finalize can say where a kernel still running is
+ * (shmemi_emu_running); a block joins and leaves under the lock, its threads' fields are read with atomic loads. */
+static pthread_mutex_t running_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct emu_block *running_blocks;
 
 static struct emu_worker *worker_self(void) {
     if (!me_worker && !(me_worker = calloc(1, sizeof *me_worker)))
@@ -215,6 +221,7 @@ void gshmem_emu_grid_sync(void) {
     if (!k->coop)
         gshmem_emu_trap("cooperative_groups::grid_group::sync() in a kernel not launched by "
                         "cudaLaunchCooperativeKernel (its grid_group is not valid: a GPU traps)");
+    __atomic_store_n(&t->pub.routine, "cooperative_groups::grid_group::sync", __ATOMIC_RELAXED);
     gshmem_emu_syncthreads();
     struct emu_block *b = t->blk;
     if (b->grid_gen != b->gen) {
@@ -328,6 +335,12 @@ static void run_block(struct kernel_run *k, unsigned bidx) {
         t->state = ST_RUN;
         shmemi_fiber_start(t->fib, w->stk[i], stack_len, thread_main, t);
     }
+    pthread_mutex_lock(&running_lock);
+    b.run_next = running_blocks;
+    if (running_blocks)
+        running_blocks->run_prev = &b;
+    running_blocks = &b;
+    pthread_mutex_unlock(&running_lock);
     me_kernel = k;
     unsigned idle = 0;
     uint64_t idle_since = 0;
@@ -360,7 +373,48 @@ static void run_block(struct kernel_run *k, unsigned bidx) {
         else
             idle = 0;
     }
+    pthread_mutex_lock(&running_lock);
+    if (b.run_prev)
+        b.run_prev->run_next = b.run_next;
+    else
+        running_blocks = b.run_next;
+    if (b.run_next)
+        b.run_next->run_prev = b.run_prev;
+    pthread_mutex_unlock(&running_lock);
     shmemi_emu_stacks_give(n, w->stk);
+}
+
+int shmemi_emu_running(char *where, size_t len) {
+    int n = 0;
+    const struct emu_thread *pick = NULL;
+    int pick_rank = -1;
+    pthread_mutex_lock(&running_lock);
+    for (const struct emu_block *b = running_blocks; b; b = b->run_next, n++)
+        for (unsigned i = 0; i < b->nthreads; i++) {
+            const struct emu_thread *t = &b->th[i];
+            int state = __atomic_load_n(&t->state, __ATOMIC_RELAXED);
+            const char *r = __atomic_load_n(&t->pub.routine, __ATOMIC_RELAXED);
+            /* a thread polling in a routine is surely in it; one that runs or waits at a block barrier is only
+             * known to have entered it last */
+            int rank = state == ST_DONE ? -1 : r && state == ST_POLL ? 2 : r ? 1 : 0;
+            if (rank > pick_rank) {
+                pick = t;
+                pick_rank = rank;
+            }
+        }
+    if (pick) {
+        const struct gshmem_emu_thread *p = &pick->pub;
+        const char *r = __atomic_load_n(&p->routine, __ATOMIC_RELAXED);
+        snprintf(where, len, "%s%s (block (%u,%u,%u), thread (%u,%u,%u))",
+                 pick_rank == 2   ? "waiting in "
+                 : pick_rank == 1 ? "last in "
+                                  : "",
+                 r ? r : "in no device routine yet", p->bid.x, p->bid.y, p->bid.z, p->tid.x, p->tid.y, p->tid.z);
+    } else if (len) {
+        where[0] = '\0';
+    }
+    pthread_mutex_unlock(&running_lock);
+    return n;
 }
 
 /* ---- kernels on a stream: its thread and helpers take blocks until none are left ---- */

@@ -445,6 +445,30 @@ int gshmem_emu_device_synchronize(void) {
     return E_OK;
 }
 
+static int device_busy_locked(void) {
+    for (struct emu_stream *s = all_streams; s; s = s->next_all)
+        if (s->done < s->enq)
+            return 1;
+    return 0;
+}
+
+int shmemi_emu_idle_wait(int wait_s) {
+    struct timespec end;
+    clock_gettime(CLOCK_REALTIME, &end); /* (the clock dev_cond waits on) */
+    end.tv_sec += wait_s;
+    pthread_mutex_lock(&dev_lock);
+    int busy;
+    while ((busy = device_busy_locked()))
+        if (wait_s < 0)
+            pthread_cond_wait(&dev_cond, &dev_lock);
+        else if (pthread_cond_timedwait(&dev_cond, &dev_lock, &end) == ETIMEDOUT)
+            break;
+    if (busy)
+        busy = device_busy_locked();
+    pthread_mutex_unlock(&dev_lock);
+    return busy ? -1 : 0;
+}
+
 int gshmem_emu_host_func(void *stream, void (*fn)(void *), void *arg) {
     if (!fn)
         return gshmem_emu_set_error(E_INVALID_VALUE);

@@ -79,6 +79,7 @@ typedef struct {
     X("cuCtxGetCurrent", (CUcontext *), ctx_get_current)                                                               \
     X("cuCtxSetCurrent", (CUcontext), ctx_set_current)                                                                 \
     X("cuCtxGetDevice", (CUdevice *), ctx_get_device)                                                                  \
+    X("cuCtxSynchronize", (void), ctx_sync)                                                                            \
     X("cuDevicePrimaryCtxRetain", (CUcontext *, CUdevice), primary_retain)                                             \
     X("cuDevicePrimaryCtxRelease_v2", (CUdevice), primary_release)                                                     \
     X("cuStreamCreate", (CUstream *, unsigned), stream_create)                                                         \
@@ -201,6 +202,8 @@ static int op_launch(void *fn, unsigned blocks, unsigned threads, void *st, void
 }
 static int op_event_create(void **ev) { return cu.event_create(ev, CU_EVENT_DISABLE_TIMING); }
 static int op_stream_create(void **st) { return cu.stream_create(st, CU_STREAM_NON_BLOCKING); }
+/* (on the thread gtls_idle starts: our context made current there, and left so as the thread ends) */
+static int op_device_sync(void) { return use_ctx() ? -1 : cu.ctx_sync(); }
 static int op_on_device(const void *p) {
     unsigned type = 0;
     return cu.ptr_attr(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS &&
@@ -271,6 +274,7 @@ static int cuda_init(int local_rank, int nlocal, char *desc, size_t desclen, cha
                                   .stream_create = op_stream_create,
                                   .stream_destroy = cu.stream_destroy,
                                   .on_device = op_on_device,
+                                  .device_sync = op_device_sync,
                                   .not_ready = CUDA_ERROR_NOT_READY};
     int current = 0;
     if ((r = cu.ctx_set_current(ctx)) != CUDA_SUCCESS || (current = 1, r = gtls_open(&gs, &ops)) != CUDA_SUCCESS) {
@@ -534,6 +538,8 @@ static void cuda_host_free(void *ptr) {
         cu.host_free(ptr);
 }
 
+static int cuda_idle(int wait_s) { return lib ? gtls_idle(&gs, wait_s) : -1; }
+
 static int cuda_net_addr(void *base, void **addr, int *device) {
     *addr = base;
     *device = (int)dev;
@@ -593,4 +599,5 @@ const struct gtl_backend shmemi_gtl_cuda = {
     .busid = cuda_busid,
     .p2p = cuda_p2p,
     .share = cuda_share_e,
+    .idle = cuda_idle,
 };

@@ -112,6 +112,12 @@ static int emu_share(struct gtl_share *sh) {
     return 0;
 }
 
+/* the emulated GPU's streams and kernels are the device library's (src/device/emu), which waits for them itself */
+static int emu_idle(int wait_s) {
+    (void)wait_s;
+    return -1;
+}
+
 int shmemi_gtl_emu_native_amo(const void *p) {
     lock();
     struct emu_range *r = find(p);
@@ -518,4 +524,5 @@ const struct gtl_backend shmemi_gtl_emu = {
     .busid = emu_busid,
     .p2p = emu_p2p,
     .share = emu_share,
+    .idle = emu_idle,
 };

@@ -55,6 +55,7 @@ typedef struct {
     X("hipGetDeviceCount", (int *), device_count)                                                                      \
     X("hipGetDevice", (int *), get_device)                                                                             \
     X("hipSetDevice", (int), set_device)                                                                               \
+    X("hipDeviceSynchronize", (void), device_sync)                                                                     \
     X("hipDeviceGetPCIBusId", (char *, int, int), device_busid)                                                        \
     X("hipDeviceGetName", (char *, int, hipDevice_t), device_name)                                                     \
     X("hipDeviceTotalMem", (size_t *, hipDevice_t), device_mem)                                                        \
@@ -170,6 +171,8 @@ static int op_launch(void *fn, unsigned blocks, unsigned threads, void *st, void
 }
 static int op_event_create(void **ev) { return hip.event_create(ev, hipEventDisableTiming); }
 static int op_stream_create(void **st) { return hip.stream_create(st, hipStreamNonBlocking); }
+/* (on the thread gtls_idle starts: our device made current there) */
+static int op_device_sync(void) { return use_dev() ? -1 : hip.device_sync(); }
 static int op_on_device(const void *p) {
     hipPointerAttribute_t a;
     memset(&a, 0, sizeof a);
@@ -269,6 +272,7 @@ static int hip_init(int local_rank, int nlocal, char *desc, size_t desclen, char
                                   .stream_create = op_stream_create,
                                   .stream_destroy = hip.stream_destroy,
                                   .on_device = op_on_device,
+                                  .device_sync = op_device_sync,
                                   .not_ready = hipErrorNotReady};
     int opened = 0;
     if ((r = hip.set_device(dev)) != hipSuccess || (opened = 1, r = gtls_open(&gs, &ops)) != hipSuccess) {
@@ -489,6 +493,8 @@ static int hip_p2p(const char *from, const char *to) {
     return GTL_P2P_ACCESS | (atom ? GTL_P2P_ATOMICS : 0);
 }
 
+static int hip_idle(int wait_s) { return lib ? gtls_idle(&gs, wait_s) : -1; }
+
 /* the HIP runtime does not say how the GPU is shared between processes, nor what share each has */
 static int hip_share(struct gtl_share *sh) {
     *sh = (struct gtl_share){-1, 0, 0};
@@ -523,4 +529,5 @@ const struct gtl_backend shmemi_gtl_hip = {
     .busid = hip_busid,
     .p2p = hip_p2p,
     .share = hip_share,
+    .idle = hip_idle,
 };

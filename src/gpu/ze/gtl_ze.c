@@ -716,6 +716,12 @@ static int ze_share(struct gtl_share *sh) {
     return 0;
 }
 
+/* Level Zero has no wait for all of a device's work (only per command queue, and the application's are not ours) */
+static int ze_idle(int wait_s) {
+    (void)wait_s;
+    return -1;
+}
+
 const struct gtl_backend shmemi_gtl_ze = {
     .name = "ze",
     .net_iface = 3, /* FI_HMEM_ZE */
@@ -744,4 +750,5 @@ const struct gtl_backend shmemi_gtl_ze = {
     .busid = ze_busid,
     .p2p = ze_p2p,
     .share = ze_share,
+    .idle = ze_idle,
 };
