@@ -4,8 +4,13 @@
 
 #include "state.h"
 
-/* Creates and maps every segment (collective through the bootstrap); 0 or -1 with a message naming the setting. */
+/* The segments, in three collective steps (through the bootstrap), each 0 or -1 with a message naming the setting.
+ * create: this PE's segments (after one exchange that sizes them). agree: every PE describes its segments to the
+ * others; a difference fails on every PE with the same message. map: every PE maps its node peers' segments.
+ * Every PE reaches the end of create and of agree, failed or not, so shmem_init can report a failure there once. */
 SHMEMI_HIDDEN int shmemi_segments_create(char *err, size_t errlen);
+SHMEMI_HIDDEN int shmemi_segments_agree(char *err, size_t errlen);
+SHMEMI_HIDDEN int shmemi_segments_map(char *err, size_t errlen);
 /* The heap SHMEM_SYMMETRIC_SIZE=auto proposes for each PE when node_pes PEs share this node (the job takes the
  * least over its PEs) */
 SHMEMI_HIDDEN size_t shmemi_heap_auto(int node_pes);

@@ -42,17 +42,17 @@ static void shm_name(char *buf, size_t len, int pe, const char *tag) {
 /* n rounded up to a multiple of pg (a power of two); 0 where that does not fit in a size_t */
 static size_t round_up(size_t n, size_t pg) { return n > SIZE_MAX - (pg - 1) ? 0 : (n + pg - 1) & ~(pg - 1); }
 
-/* Creates this PE's shared-memory object for a segment, owner-only, sized `len`. */
-static int create_object(const char *name, size_t len, char *err, size_t errlen) {
+/* Creates this PE's shared-memory object for a segment, owner-only, sized `len`; var names what sized it. The
+ * messages leave out the object's name, which holds the PE number: every PE failing alike says it alike, once. */
+static int create_object(const char *name, size_t len, const char *var, char *err, size_t errlen) {
     int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, S_IRUSR | S_IWUSR);
     if (fd < 0)
-        return errf(err, errlen, "cannot create shared memory %s: %s", name, strerror(errno));
+        return errf(err, errlen, "%s: cannot create an object in /dev/shm: %s", var, strerror(errno));
     if (ftruncate(fd, (off_t)len)) {
         int e = errno;
         close(fd);
         shm_unlink(name);
-        return errf(err, errlen, "cannot size shared memory %s to %zu bytes: %s (is /dev/shm large enough?)", name, len,
-                    strerror(e));
+        return errf(err, errlen, "%s: cannot size an object in /dev/shm to %zu bytes: %s", var, len, strerror(e));
     }
     return fd;
 }
@@ -168,7 +168,7 @@ static int remap_static(struct shmemi_seg *s, char *err, size_t errlen) {
     size_t len = rw.end - rw.start;
     char name[160];
     shm_name(name, sizeof name, shmemi_rt.my_pe, "static");
-    int fd = create_object(name, len, err, errlen);
+    int fd = create_object(name, len, "the program's static data", err, errlen);
     if (fd < 0)
         return -1;
     /* warm up the calls used below so no lazy binding writes a GOT entry of ours after the copy */
@@ -228,7 +228,7 @@ static int create_anon(struct shmemi_seg *s, const char *tag, size_t size, const
                     "machine's addresses)",
                     var, size);
     int huge = pg != shmemi_rt.page;
-    int fd = huge ? create_huge(name, len, pg, var, err, errlen) : create_object(name, len, err, errlen);
+    int fd = huge ? create_huge(name, len, pg, var, err, errlen) : create_object(name, len, var, err, errlen);
     if (fd < 0)
         return -1;
     void *m = MAP_FAILED;
@@ -716,56 +716,64 @@ int shmemi_segments_create(char *err, size_t errlen) {
     struct shmemi_seg *in = &shmemi_rt.internal;
     in->role = SHMEMI_SEG_INTERNAL;
     in->name = "control block";
-    if (create_anon(in, "ctl", sizeof(struct shmemi_ctl), "the control block", NULL, err, errlen))
-        return -1;
+    return create_anon(in, "ctl", sizeof(struct shmemi_ctl), "the control block", NULL, err, errlen);
+}
 
+/* every PE's description of each segment, from shmemi_segments_agree to shmemi_segments_map */
+static struct seg_desc *descs;
+
+int shmemi_segments_agree(char *err, size_t errlen) {
     /* every PE must have the same segments: a mismatch means different environments or programs */
-    int nall = n + 1;
+    int n = shmemi_rt.nsegs, nall = n + 1;
+    struct shmemi_seg *in = &shmemi_rt.internal;
     struct seg_desc mine[SHMEMI_MAX_SEGS + 1];
     for (int i = 0; i < nall; i++) {
         struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
         mine[i] = (struct seg_desc){s->size, s->map_size, s->base_align,     s->role,    s->part_id,
                                     s->kind, 0,           (int32_t)getpid(), s->share_fd};
     }
-    struct seg_desc *all = calloc((size_t)shmemi_rt.n_pes * (size_t)nall, sizeof *all);
-    if (!all || shmemb_allgather(mine, all, sizeof(struct seg_desc) * (size_t)nall)) {
-        free(all);
+    free(descs);
+    struct seg_desc *all = descs = calloc((size_t)shmemi_rt.n_pes * (size_t)nall, sizeof *all);
+    if (!all || shmemb_allgather(mine, all, sizeof(struct seg_desc) * (size_t)nall))
         return errf(err, errlen, "bootstrap allgather failed");
-    }
     free(shmemi_rt.pids);
-    if (!(shmemi_rt.pids = calloc((size_t)shmemi_rt.n_pes, sizeof *shmemi_rt.pids))) {
-        free(all);
+    if (!(shmemi_rt.pids = calloc((size_t)shmemi_rt.n_pes, sizeof *shmemi_rt.pids)))
         return errf(err, errlen, "out of memory");
-    }
     for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
         shmemi_rt.pids[pe] = all[(size_t)pe * (size_t)nall].pid;
+    /* each PE is held against PE 0 (not against itself), so that every PE finds the same first difference and
+     * words it alike: shmem_init then prints it once for the job */
+    for (int pe = 1; pe < shmemi_rt.n_pes; pe++)
+        for (int i = 0; i < nall; i++) {
+            const struct seg_desc *d = &all[(size_t)pe * (size_t)nall + (size_t)i], *z = &all[i];
+            const struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
+            if (d->size != z->size || d->role != z->role || d->part_id != z->part_id)
+                return errf(err, errlen,
+                            "the %s is %llu bytes on PE 0 but %llu bytes on PE %d: every PE must run the same "
+                            "program with the same SHMEM_SYMMETRIC_SIZE and SHMEM_SYMMETRIC_PARTITION* settings",
+                            s->name, (unsigned long long)z->size, (unsigned long long)d->size, pe);
+            if (d->kind != z->kind) /* a KIND=LIBOMP partition on an offload device there, not here */
+                return errf(err, errlen,
+                            "the %s is %s memory on PE 0 but %s memory on PE %d: every PE must have the same kind of "
+                            "device for it (an OpenMP offload device for KIND=LIBOMP partitions)",
+                            s->name, z->kind == SHMEMI_MEM_DEVICE ? "GPU" : "host",
+                            d->kind == SHMEMI_MEM_DEVICE ? "GPU" : "host", pe);
+        }
     for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
         for (int i = 0; i < nall; i++) {
-            struct seg_desc *d = &all[(size_t)pe * (size_t)nall + (size_t)i];
-            if (d->size != mine[i].size || d->role != mine[i].role || d->part_id != mine[i].part_id) {
-                struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
-                int e = errf(err, errlen,
-                             "the %s is %llu bytes on PE %d but %llu bytes here: every PE must run the same "
-                             "program with the same SHMEM_SYMMETRIC_SIZE and SHMEM_SYMMETRIC_PARTITION* settings",
-                             s->name, (unsigned long long)d->size, pe, (unsigned long long)mine[i].size);
-                free(all);
-                return e;
-            }
-            if (d->kind != mine[i].kind) { /* a KIND=LIBOMP partition on an offload device here, not there */
-                struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
-                int e = errf(err, errlen,
-                             "the %s is %s memory on PE %d but %s memory here: every PE must have the same kind of "
-                             "device for it (an OpenMP offload device for KIND=LIBOMP partitions)",
-                             s->name, d->kind == SHMEMI_MEM_DEVICE ? "GPU" : "host", pe,
-                             mine[i].kind == SHMEMI_MEM_DEVICE ? "GPU" : "host");
-                free(all);
-                return e;
-            }
             struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
+            const struct seg_desc *d = &all[(size_t)pe * (size_t)nall + (size_t)i];
             if (d->base_align < s->base_align) /* allocation decisions must be the same everywhere: the least */
                 s->base_align = d->base_align;
         }
+    return 0;
+}
 
+int shmemi_segments_map(char *err, size_t errlen) {
+    int n = shmemi_rt.nsegs, nall = n + 1;
+    struct shmemi_seg *in = &shmemi_rt.internal, *heap = &shmemi_rt.segs[0], *st = &shmemi_rt.segs[1];
+    struct seg_desc *all = descs;
+    descs = NULL;
     for (int i = 0; i < nall; i++) {
         struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
         if (s->kind == SHMEMI_MEM_DEVICE ? import_device(s, err, errlen)

@@ -276,7 +276,10 @@ static void do_init(int requested, const char *fn) {
         shmemb_allgather(&my_cpu, shmemi_rt.place_cpu, sizeof my_cpu))
         init_fail(fn, "cannot exchange the PEs' cores through the bootstrap");
     gpu_setup(gpu_bits & SHMEM_DEVICE_HOST_INIT, gpu_bits & SHMEM_DEVICE_KERNEL_INIT, fn);
-    if (shmemi_segments_create(err, sizeof err))
+    /* a setting no PE can honour (a size, a page size, a NUMA node) fails alike on every PE: said once */
+    init_check_all(fn, shmemi_segments_create(err, sizeof err) ? err : NULL);
+    init_check_all(fn, shmemi_segments_agree(err, sizeof err) ? err : NULL);
+    if (shmemi_segments_map(err, sizeof err))
         init_fail(fn, err);
     /* the network: for other nodes, and for GPU memory of this node's PEs that some PE's GPU cannot map, or not
      * update atomically (src/mem: then it registers no GPU memory, and each PE applies what comes for its own) */
