@@ -602,33 +602,146 @@ static void unpin_host(int si, struct shmemi_seg *s) {
     pinned[si] = NULL;
 }
 
-/* SHMEM_SYMMETRIC_SIZE=auto: programs such as ISx shmem_malloc a GiB without checking for NULL, so the default heap
- * is large; it costs nothing until touched (the object is sparse, mapped MAP_NORESERVE). Half of what the node could
- * back, shared among its PEs, leaves room for everything else; the least over PEs keeps the heap symmetric. */
-#define HEAP_AUTO_MIN ((size_t)512 << 20)
-#define HEAP_AUTO_MAX ((size_t)8 << 30)
-size_t shmemi_heap_auto(int node_pes) {
-    size_t phys = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE), cap = phys;
+/* ---- what the node can back ----
+ * Host segments are objects in /dev/shm (tmpfs), sparse until touched: a page that /dev/shm has no room for when a PE
+ * first touches it kills that PE with SIGBUS, long after shmem_init and shmem_malloc said yes. The PEs of a node
+ * create their objects at the same time, so the room one PE sees free is every node PE's: it is divided among them. */
+struct room {
+    uint64_t free; /* bytes free in /dev/shm, UINT64_MAX when it cannot be read */
+    uint64_t phys; /* the node's physical memory */
+    int32_t node_pes, pad;
+};
+
+static struct room room_here(int node_pes) {
+    struct room r = {UINT64_MAX, (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE),
+                     node_pes > 0 ? node_pes : 1, 0};
     struct statvfs v;
-    if (!statvfs("/dev/shm", &v) && (size_t)v.f_frsize * v.f_blocks < cap)
-        cap = (size_t)v.f_frsize * v.f_blocks;
-    size_t mine = cap / 2 / (size_t)(node_pes > 0 ? node_pes : 1);
-    mine = mine < HEAP_AUTO_MIN ? HEAP_AUTO_MIN : mine > HEAP_AUTO_MAX ? HEAP_AUTO_MAX : mine;
-    return mine & ~(((size_t)64 << 20) - 1);
+    if (!statvfs("/dev/shm", &v))
+        r.free = (uint64_t)v.f_bavail * v.f_frsize;
+    return r;
 }
 
-static int heap_auto_size(size_t *out, char *err, size_t errlen) {
-    uint64_t *all = calloc((size_t)shmemi_rt.n_pes, sizeof *all), m = shmemi_heap_auto(shmemi_rt.node_pes);
-    if (!all || shmemb_allgather(&m, all, sizeof m)) {
-        free(all);
-        return errf(err, errlen, "SHMEM_SYMMETRIC_SIZE=auto: cannot agree on the heap size through the bootstrap");
+/* whether a partition is an object in /dev/shm: host memory of base pages (huge pages come from the kernel's own
+ * pool, GPU memory from the GPU) */
+static int in_dev_shm(const struct shmemi_partition_cfg *c) {
+    int dev;
+    char why[160];
+    return c->kind != SHMEMI_KIND_DEVICE && (!c->pgsize || c->pgsize == (size_t)sysconf(_SC_PAGESIZE)) &&
+           (c->kind != SHMEMI_KIND_LIBOMP || shmemi_omp_place(c->omp_device, &dev, why, sizeof why) == 0);
+}
+
+/* the /dev/shm each PE's partitions take */
+static size_t host_part_bytes(void) {
+    size_t sum = 0;
+    for (int i = 0; i < shmemi_npartitions; i++) {
+        size_t r = round_up(shmemi_partitions[i].size, (size_t)sysconf(_SC_PAGESIZE));
+        if (in_dev_shm(&shmemi_partitions[i]))
+            sum = r && sum <= SIZE_MAX - r ? sum + r : SIZE_MAX;
     }
-    for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
-        if (all[pe] < m)
-            m = all[pe];
+    return sum;
+}
+
+/* SHMEM_SYMMETRIC_SIZE=auto: programs such as ISx shmem_malloc a GiB without checking for NULL, so the default heap
+ * is large: half of what the node could back, shared among its PEs, leaves room for everything else, and 512 MiB
+ * at least where the PE's whole share allows it. Never more than that share (less the partitions): the heap is
+ * reserved only as shmem_malloc hands it out, and a heap larger than /dev/shm could hold would be found out by a
+ * SIGBUS. Rounded down to 64 MiB (to 1 MiB below that); 0: no room for a heap. */
+#define HEAP_AUTO_MIN ((size_t)512 << 20)
+#define HEAP_AUTO_MAX ((size_t)8 << 30)
+static size_t auto_heap(const struct room *r, size_t parts) {
+    uint64_t cap = (r->free < r->phys ? r->free : r->phys) / (uint64_t)r->node_pes;
+    cap = cap > parts ? cap - parts : 0;
+    uint64_t m = cap / 2;
+    m = m < HEAP_AUTO_MIN ? HEAP_AUTO_MIN : m > HEAP_AUTO_MAX ? HEAP_AUTO_MAX : m;
+    if (m > cap)
+        m = cap;
+    return (size_t)(m & ~(uint64_t)((m >= (64u << 20) ? 64u << 20 : 1u << 20) - 1));
+}
+
+size_t shmemi_heap_auto(int node_pes) {
+    struct room r = room_here(node_pes);
+    return auto_heap(&r, host_part_bytes());
+}
+
+static const char *mib(uint64_t n, char *buf, size_t len) {
+    if (n >= (1u << 20))
+        snprintf(buf, len, "%llu MiB", (unsigned long long)(n >> 20));
+    else
+        snprintf(buf, len, "%llu bytes", (unsigned long long)n);
+    return buf;
+}
+
+/* The heap's size (SHMEM_SYMMETRIC_SIZE, or auto's choice), and whether every node can back the heap and the host
+ * partitions of each of its PEs. Collective: one exchange of what each PE sees, from which every PE decides alike
+ * (the least over the job), so a refusal reads the same on every PE. heapvar gets how the heap was sized. */
+static int heap_size_checked(size_t *out, char *heapvar, size_t hvlen, char *err, size_t errlen) {
+    int n = shmemi_rt.n_pes;
+    struct room mine = room_here(shmemi_rt.node_pes), *all = calloc((size_t)n, sizeof *all);
+    if (!all || shmemb_allgather(&mine, all, sizeof mine)) {
+        free(all);
+        return errf(err, errlen, "cannot exchange the room in /dev/shm through the bootstrap");
+    }
+    size_t parts = host_part_bytes(), heap = shmemi_env.symmetric_size;
+    int w = -1; /* the PE with the least room per PE in /dev/shm */
+    for (int pe = 0; pe < n; pe++) {
+        size_t a = auto_heap(&all[pe], parts);
+        if (!shmemi_env.symmetric_size && (pe == 0 || a < heap))
+            heap = a;
+        if (all[pe].free != UINT64_MAX &&
+            (w < 0 || all[pe].free / (uint64_t)all[pe].node_pes < all[w].free / (uint64_t)all[w].node_pes))
+            w = pe;
+    }
+    struct room r = w >= 0 ? all[w] : mine;
     free(all);
-    *out = (size_t)m;
-    return 0;
+    const char *hv = shmemi_env_raw("SHMEM_SYMMETRIC_SIZE");
+    if (shmemi_env.symmetric_size)
+        snprintf(heapvar, hvlen, "SHMEM_SYMMETRIC_SIZE=%s", hv);
+    else
+        snprintf(heapvar, hvlen, "SHMEM_SYMMETRIC_SIZE=auto (%zu MiB here)", heap >> 20);
+    *out = heap;
+    uint64_t each = (uint64_t)heap + parts, share = r.free / (uint64_t)r.node_pes;
+    if (w < 0 || (heap && each >= heap && each <= share))
+        return 0;
+    char where[48] = "this node", a[32], b[32], c[32], d[32], vars[400], fix[160];
+    if (r.node_pes < n)
+        snprintf(where, sizeof where, "PE %d's node", w);
+    if (!heap && parts < share) /* auto found no room left for a heap beside the partitions */
+        return errf(err, errlen,
+                    "SHMEM_SYMMETRIC_SIZE=auto: /dev/shm has %s free for the %d PEs of %s (%s per PE%s%s), too "
+                    "little for a symmetric heap; remove what other jobs left there (ls /dev/shm), make it larger "
+                    "(mount -o remount,size=<size> /dev/shm) or run fewer PEs on a node",
+                    mib(r.free, a, sizeof a), r.node_pes, where, mib(share, b, sizeof b),
+                    parts ? ", less the partitions' " : "", parts ? mib(parts, c, sizeof c) : "");
+    /* the settings that ask for more than there is: the heap's where it was set, and the partitions in /dev/shm */
+    size_t k = 0;
+    vars[0] = '\0';
+    if (shmemi_env.symmetric_size)
+        k += (size_t)snprintf(vars, sizeof vars, "%s", heapvar);
+    for (int i = 0; i < shmemi_npartitions && k < sizeof vars; i++)
+        if (in_dev_shm(&shmemi_partitions[i]))
+            k += (size_t)snprintf(vars + k, sizeof vars - k, "%s%s", k ? ", " : "", shmemi_partitions[i].text);
+    uint64_t most = share > parts ? share - parts : 0; /* the largest heap that fits */
+    if (shmemi_env.symmetric_size && most >= (1u << 20))
+        snprintf(fix, sizeof fix, "Set SHMEM_SYMMETRIC_SIZE to at most %lluM%s", (unsigned long long)(most >> 20),
+                 parts ? " (or make the partitions smaller)" : "");
+    else if (shmemi_env.symmetric_size && most >= 64)
+        snprintf(fix, sizeof fix, "Set SHMEM_SYMMETRIC_SIZE to at most %llu%s", (unsigned long long)most,
+                 parts ? " (or make the partitions smaller)" : "");
+    else
+        snprintf(fix, sizeof fix, "Make the partitions smaller (%s per PE at most, %s)", mib(share, d, sizeof d),
+                 shmemi_env.symmetric_size ? "with the heap" : "with room left for the heap");
+    char parts_of[112] = "";
+    if (parts && heap)
+        snprintf(parts_of, sizeof parts_of, " (the heap %s, the partitions %s)", mib(heap, b, sizeof b),
+                 mib(parts, c, sizeof c));
+    else if (parts)
+        snprintf(parts_of, sizeof parts_of, " for its partitions, leaving nothing for the heap");
+    return errf(err, errlen,
+                "%s: each of the %d PEs of %s needs %s of shared memory%s, but /dev/shm has %s free, %s per PE; a PE "
+                "would die of SIGBUS when it touched memory /dev/shm cannot back. %s, or make /dev/shm larger (mount "
+                "-o remount,size=<size> /dev/shm)",
+                vars, r.node_pes, where, each >= heap ? mib(each, a, sizeof a) : "more than 16 EiB", parts_of,
+                mib(r.free, c, sizeof c), mib(share, d, sizeof d), fix);
 }
 
 int shmemi_segments_create(char *err, size_t errlen) {
@@ -638,14 +751,9 @@ int shmemi_segments_create(char *err, size_t errlen) {
     heap->role = SHMEMI_SEG_HEAP;
     heap->name = "symmetric heap";
     char heapvar[96];
-    const char *hv = shmemi_env_raw("SHMEM_SYMMETRIC_SIZE");
-    size_t heap_size = shmemi_env.symmetric_size;
-    if (!heap_size && heap_auto_size(&heap_size, err, errlen))
+    size_t heap_size = 0;
+    if (heap_size_checked(&heap_size, heapvar, sizeof heapvar, err, errlen))
         return -1;
-    if (hv && shmemi_env.symmetric_size)
-        snprintf(heapvar, sizeof heapvar, "SHMEM_SYMMETRIC_SIZE=%s", hv);
-    else
-        snprintf(heapvar, sizeof heapvar, "SHMEM_SYMMETRIC_SIZE=auto (%zu MiB here)", heap_size >> 20);
     shmemi_debug("the symmetric heap: %s", heapvar);
     if (create_anon(heap, "heap", heap_size, heapvar, NULL, err, errlen))
         return -1;
