@@ -35,5 +35,15 @@ SHMEMI_HIDDEN int shmemi_partition_omp_device(int id);
  * routines put barriers around it: coll/alloc.c) */
 SHMEMI_HIDDEN void *shmemi_seg_alloc_local(struct shmemi_seg *s, size_t size, size_t align, const char *fn);
 SHMEMI_HIDDEN void shmemi_seg_exhausted(const struct shmemi_seg *s, const char *fn, size_t size);
+/* Host segments in /dev/shm: whether blocks handed out are reserved (not huge pages nor GPU memory; the same on every
+ * PE), and the reservation of [off, off + len) of this PE's copy, so that touching those pages later cannot fail
+ * (SIGBUS): 0 (also where this PE's file system cannot reserve), or the errno of fallocate (ENOSPC: /dev/shm is
+ * full). */
+SHMEMI_HIDDEN int shmemi_seg_reserves(const struct shmemi_seg *s);
+SHMEMI_HIDDEN int shmemi_seg_reserve(struct shmemi_seg *s, size_t off, size_t len);
+/* Gives back what the last shmemi_seg_reserve of s added (its block was refused: another PE could not reserve) */
+SHMEMI_HIDDEN void shmemi_seg_unreserve(struct shmemi_seg *s);
+/* The line for an allocation that some PE could not reserve (err: its errno), printed by the lowest such PE */
+SHMEMI_HIDDEN void shmemi_seg_unbacked(const struct shmemi_seg *s, const char *fn, size_t size, int err);
 
 #endif

@@ -201,6 +201,115 @@ static int remap_static(struct shmemi_seg *s, char *err, size_t errlen) {
     return 0;
 }
 
+/* ---- reserving host segments' pages as they are handed out ----
+ * The objects are sparse (mapped MAP_NORESERVE), so a large heap costs nothing until used; but a page that /dev/shm
+ * has no room for when it is first touched kills the PE touching it with SIGBUS, long after shmem_malloc said yes.
+ * So the allocation routines reserve the pages of each block they hand out (fallocate on the object: tmpfs allocates
+ * them, or says ENOSPC and takes back what it allocated), and every PE's routine returns NULL when some PE could
+ * not. Reserving pages already reserved costs a walk over them (0.36 s for a GiB here), so it is done once per
+ * grain of 2 MiB, the grain whole (a little past the block, within the segment); freed blocks keep their pages. */
+#define GRAIN_SHIFT 21
+static struct backing {
+    int fd;                /* this PE's object, -1: nothing to reserve (huge pages, GPU memory, not tmpfs) */
+    unsigned char *grains; /* bit per grain: reserved */
+    size_t new_lo, new_hi; /* the grains the last reservation added, [lo, hi), to give back if others failed */
+} backing[SHMEMI_MAX_SEGS];
+
+/* fallocate of [off, off + len); 0 or errno */
+static int reserve_range(int fd, size_t off, size_t len) {
+    int rc;
+    do /* tmpfs gives up with EINTR on any signal, oshrun's forwarded ones included */
+        rc = fallocate(fd, 0, (off_t)off, (off_t)len);
+    while (rc && errno == EINTR);
+    return rc ? errno : 0;
+}
+
+static struct backing *backing_of(const struct shmemi_seg *s) {
+    ptrdiff_t i = s - shmemi_rt.segs;
+    return i >= 0 && i < SHMEMI_MAX_SEGS && backing[i].fd >= 0 ? &backing[i] : NULL;
+}
+
+/* by the segment's kind, the same on every PE (whether this PE can reserve is not: its allocations must still end
+ * in the same collective as the others') */
+int shmemi_seg_reserves(const struct shmemi_seg *s) {
+    ptrdiff_t i = s - shmemi_rt.segs;
+    return i >= 0 && i < shmemi_rt.nsegs && s->kind != SHMEMI_MEM_DEVICE && s->role != SHMEMI_SEG_STATIC &&
+           s->pgsize == shmemi_rt.page;
+}
+
+static void mark(struct backing *b, size_t lo, size_t hi, int on) {
+    for (size_t k = lo; k < hi; k++)
+        b->grains[k >> 3] =
+            (unsigned char)(on ? b->grains[k >> 3] | 1u << (k & 7) : b->grains[k >> 3] & ~(1u << (k & 7)));
+}
+
+int shmemi_seg_reserve(struct shmemi_seg *s, size_t off, size_t len) {
+    struct backing *b = backing_of(s);
+    if (b)
+        b->new_lo = b->new_hi = 0;
+    if (!b || !len)
+        return 0;
+    size_t last = (off + len - 1) >> GRAIN_SHIFT;
+    for (size_t g = off >> GRAIN_SHIFT; g <= last; g++) {
+        if (b->grains[g >> 3] >> (g & 7) & 1)
+            continue;
+        size_t e = g; /* one call for the run of grains not yet reserved */
+        while (e < last && !(b->grains[(e + 1) >> 3] >> ((e + 1) & 7) & 1))
+            e++;
+        size_t lo = g << GRAIN_SHIFT, hi = (e + 1) << GRAIN_SHIFT;
+        int rc = reserve_range(b->fd, lo, (hi < s->map_size ? hi : s->map_size) - lo);
+        if (rc == EOPNOTSUPP || rc == ENOSYS) { /* not tmpfs: nothing to reserve with, as before */
+            shmemi_debug("the %s: /dev/shm cannot reserve pages (%s): allocations are not reserved", s->name,
+                         strerror(rc));
+            close(b->fd);
+            b->fd = -1;
+            return 0;
+        }
+        if (rc) {
+            shmemi_seg_unreserve(s);
+            return rc;
+        }
+        mark(b, g, e + 1, 1);
+        /* the grains a block did not have are its own (every live block's grains are reserved): what this call
+         * added lies between the first and the last it added, and is no other live block's */
+        if (b->new_lo == b->new_hi)
+            b->new_lo = g;
+        b->new_hi = e + 1;
+        g = e;
+    }
+    return 0;
+}
+
+void shmemi_seg_unreserve(struct shmemi_seg *s) {
+    struct backing *b = backing_of(s);
+    if (!b || b->new_lo == b->new_hi)
+        return;
+    size_t lo = b->new_lo << GRAIN_SHIFT, hi = b->new_hi << GRAIN_SHIFT;
+    if (hi > s->map_size)
+        hi = s->map_size;
+    if (!fallocate(b->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)lo, (off_t)(hi - lo)))
+        mark(b, b->new_lo, b->new_hi, 0);
+    b->new_lo = b->new_hi = 0;
+}
+
+/* Keeps the object of user segment s to reserve its pages later; the control block is reserved whole now (0, or
+ * errno). Takes fd. */
+static int keep_backing(struct shmemi_seg *s, int fd, size_t len) {
+    ptrdiff_t i = s - shmemi_rt.segs;
+    if (i < 0 || i >= SHMEMI_MAX_SEGS) {
+        int rc = reserve_range(fd, 0, len);
+        close(fd);
+        return rc == EOPNOTSUPP || rc == ENOSYS ? 0 : rc;
+    }
+    backing[i].grains = calloc(((len + ((size_t)1 << GRAIN_SHIFT) - 1) >> GRAIN_SHIFT) / 8 + 1, 1);
+    if (!backing[i].grains) {
+        close(fd);
+        return 0; /* (not reserved, as before: the heap is too large to count its grains) */
+    }
+    backing[i].fd = fd;
+    return 0;
+}
+
 /* A host segment of `size` usable bytes in shared memory. var names the setting that sized it, for messages; pc is
  * the partition's settings (page size, placement), NULL for the others. */
 static int create_anon(struct shmemi_seg *s, const char *tag, size_t size, const char *var,
@@ -276,8 +385,14 @@ static int create_anon(struct shmemi_seg *s, const char *tag, size_t size, const
     if (huge) {
         s->share_fd = fd; /* peers open it through /proc until they have mapped it */
     } else {
-        close(fd);
         s->share_fd = -1;
+        int rc = keep_backing(s, fd, len);
+        if (rc) {
+            munmap(m, len);
+            shm_unlink(name);
+            return errf(err, errlen, "%s: /dev/shm has no room for %zu bytes for the %s: %s", var, len, s->name,
+                        strerror(rc));
+        }
     }
     s->base = m;
     s->base_align = align;
@@ -746,6 +861,8 @@ static int heap_size_checked(size_t *out, char *heapvar, size_t hvlen, char *err
 
 int shmemi_segments_create(char *err, size_t errlen) {
     shmemi_rt.page = (size_t)sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < SHMEMI_MAX_SEGS; i++)
+        backing[i] = (struct backing){.fd = -1};
     int n = 0;
     struct shmemi_seg *heap = &shmemi_rt.segs[n++];
     heap->role = SHMEMI_SEG_HEAP;
@@ -945,6 +1062,12 @@ void shmemi_segments_destroy(void) {
             munmap(s->base, s->map_size);
         if (s->alloc)
             shmemi_buddy_destroy(s->alloc);
+        if (i < shmemi_rt.nsegs && backing[i].fd >= 0)
+            close(backing[i].fd);
+        if (i < shmemi_rt.nsegs) {
+            free(backing[i].grains);
+            backing[i] = (struct backing){.fd = -1};
+        }
     }
     /* the control segment is kept: a late peer may still ring our bell while it finishes */
 }
@@ -981,6 +1104,23 @@ void shmemi_seg_exhausted(const struct shmemi_seg *s, const char *fn, size_t siz
             "gshmem: PE %d: %s(%zu bytes) returns NULL: the %s (%zu MiB, %zu bytes free) is exhausted; set %s larger "
             "(SHMEM_WARN_HEAP_EXHAUSTED=0 silences this line)\n",
             shmemi_rt.my_pe, fn, size, s->name, s->size >> 20, shmemi_buddy_bytes_free(s->alloc), var);
+}
+
+/* Said by the lowest PE whose reservation failed (they all return NULL): which request, the room left, what uses
+ * it. SHMEM_WARN_HEAP_EXHAUSTED=0 silences it, as it does exhaustion. */
+void shmemi_seg_unbacked(const struct shmemi_seg *s, const char *fn, size_t size, int err) {
+    struct room r = room_here(shmemi_rt.node_pes);
+    char a[32];
+    if (!shmemi_env.heap_warn) {
+        shmemi_debug("%s(%zu): /dev/shm cannot back it: %s", fn, size, strerror(err));
+        return;
+    }
+    fprintf(stderr,
+            "gshmem: PE %d: %s(%zu bytes) returns NULL on every PE: /dev/shm cannot back it on this PE's node (%s; "
+            "%s free for %d PEs), since other jobs or files took room there after shmem_init; free some (ls -l "
+            "/dev/shm) or allocate less (SHMEM_WARN_HEAP_EXHAUSTED=0 silences this line)\n",
+            shmemi_rt.my_pe, fn, size, strerror(err), r.free == UINT64_MAX ? "?" : mib(r.free, a, sizeof a),
+            r.node_pes);
 }
 
 const char *shmemi_partition_where(int id) {

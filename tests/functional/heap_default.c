@@ -1,5 +1,6 @@
 /* heap_default.c - habits of existing programs (ISx and others) under the default heap: a 1 GiB shmem_malloc that
- * nobody checks for NULL succeeds and costs only the pages touched; an exhausted heap says so in one line per PE
+ * nobody checks for NULL succeeds and maps only the pages touched (it reserves them all in /dev/shm, which the
+ * resident set does not count); an exhausted heap says so in one line per PE
  * (none with SHMEM_WARN_HEAP_EXHAUSTED=0, argv[1] "silent"); shmem_align(0, n) and shmemalign(0, n) give NULL. */
 #include "ftest.h"
 

@@ -53,6 +53,16 @@ memory, but /dev/shm has 10[0-9][0-9] MiB free, 2[0-9][0-9] MiB per PE; .*SIGBUS
 [ "$(count "$re")" = 1 ] || fail "SHMEM_SYMMETRIC_SIZE=512M at 4 PEs: not one line naming it and the room"
 [ "$(count 'SHMEM_SYMMETRIC_SIZE=512M')" = 1 ] || fail "SHMEM_SYMMETRIC_SIZE=512M at 4 PEs: said more than once"
 [ "$(count '^PE [0-9]+: shmem_malloc.* = ok$')" = 0 ] || fail "SHMEM_SYMMETRIC_SIZE=512M at 4 PEs: shmem_init returned"
+# room taken after shmem_init (PE 0 fills /dev/shm to 300 MiB left): 4 x 100 MiB cannot all be backed, so every
+# shmem_malloc returns NULL (one line says why) instead of a PE dying when it writes; 4 x 60 MiB fit
+run 4 SHMEM_SYMMETRIC_SIZE=200M -- 100 300
+[ "$st" = 0 ] || fail "after /dev/shm filled, 4 x 100 MiB: exit status $st (SIGBUS is 135 from the shell)"
+[ "$(count '^PE [0-9]+: shmem_malloc.* = NULL$')" = 4 ] || fail "after /dev/shm filled, 4 x 100 MiB: not NULL on every PE"
+[ "$(count '^gshmem: PE [0-9]+: shmem_malloc\(104857600 bytes\) returns NULL on every PE: /dev/shm cannot back it')" = 1 ] ||
+  fail "after /dev/shm filled, 4 x 100 MiB: not one line saying why"
+[ "$(count 'then shmem_malloc\(1 MiB\) = ok')" = 4 ] || fail "after /dev/shm filled: 1 MiB after the refusal"
+run 4 SHMEM_SYMMETRIC_SIZE=200M -- 60 300
+[ "$st" = 0 ] && [ "$(count '^PE [0-9]+: shmem_malloc.* = ok$')" = 4 ] || fail "after /dev/shm filled, 4 x 60 MiB"
 # the biggest value there is: refused by name with the limit, not as an "Invalid argument" of ftruncate
 run 2 SHMEM_SYMMETRIC_SIZE=9223372036854775807 -- 1
 [ "$(count '^gshmem: PE 0: shmem_init: SHMEM_SYMMETRIC_SIZE=9223372036854775807: each of the 2 PEs of this node needs .* but /dev/shm has [0-9]+ MiB free')" = 1 ] ||
