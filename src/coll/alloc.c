@@ -101,15 +101,11 @@ static void *seg_calloc(struct shmemi_seg *s, size_t count, size_t size, const c
 }
 
 static void *seg_align(struct shmemi_seg *s, size_t alignment, size_t size, const char *fn) {
-    if (!alignment || alignment & (alignment - 1)) {
+    /* not a power of two (0 included, as programs expect): the spec asks for NULL; more than the base's alignment:
+     * blocks are aligned relative to the base, so more would not hold */
+    if (!alignment || alignment & (alignment - 1) || alignment > s->base_align) {
         shmemi_check_init(fn);
-        shmem_barrier_all();
-        return NULL; /* not a power of two (0 included, as programs expect): the spec asks for NULL */
-    }
-    if (alignment > s->base_align) { /* blocks are aligned relative to the base: more would not hold */
-        shmemi_check_init(fn);
-        shmemi_debug("%s(%zu, %zu): the %s's base is aligned to %zu bytes only; no larger alignment", fn, alignment,
-                     size, s->name, s->base_align);
+        shmemi_seg_misaligned(s, fn, alignment, size);
         shmem_barrier_all();
         return NULL;
     }

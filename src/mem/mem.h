@@ -43,6 +43,8 @@ SHMEMI_HIDDEN int shmemi_seg_reserves(const struct shmemi_seg *s);
 SHMEMI_HIDDEN int shmemi_seg_reserve(struct shmemi_seg *s, size_t off, size_t len);
 /* Gives back what the last shmemi_seg_reserve of s added (its block was refused: another PE could not reserve) */
 SHMEMI_HIDDEN void shmemi_seg_unreserve(struct shmemi_seg *s);
+/* The line for an aligned allocation refused for its alignment (not a power of two, or more than the base's) */
+SHMEMI_HIDDEN void shmemi_seg_misaligned(const struct shmemi_seg *s, const char *fn, size_t alignment, size_t size);
 /* The line for an allocation that some PE could not reserve (err: its errno), printed by the lowest such PE */
 SHMEMI_HIDDEN void shmemi_seg_unbacked(const struct shmemi_seg *s, const char *fn, size_t size, int err);
 

@@ -1106,6 +1106,28 @@ void shmemi_seg_exhausted(const struct shmemi_seg *s, const char *fn, size_t siz
             shmemi_rt.my_pe, fn, size, s->name, s->size >> 20, shmemi_buddy_bytes_free(s->alloc), var);
 }
 
+/* A NULL for an alignment that cannot be had says why, as exhaustion does. Every PE passes the same arguments (the
+ * call is collective), so PE 0 speaks for the job, once. */
+void shmemi_seg_misaligned(const struct shmemi_seg *s, const char *fn, size_t alignment, size_t size) {
+    static int said;
+    char why[160];
+    if (!alignment || alignment & (alignment - 1))
+        snprintf(why, sizeof why, "the alignment must be a power of two (1, 2, 4, ... up to %zu)", s->base_align);
+    else
+        snprintf(why, sizeof why,
+                 "the %s's base is aligned to %zu bytes, and a block to more than that cannot be promised", s->name,
+                 s->base_align);
+    if (!shmemi_env.heap_warn || said || shmemi_rt.my_pe != 0) {
+        shmemi_debug("%s(%zu, %zu) returns NULL: %s", fn, alignment, size, why);
+        return;
+    }
+    said = 1;
+    fprintf(stderr,
+            "gshmem: PE 0: %s(%zu, %zu bytes) returns NULL on every PE: %s (SHMEM_WARN_HEAP_EXHAUSTED=0 "
+            "silences this line)\n",
+            fn, alignment, size, why);
+}
+
 /* Said by the lowest PE whose reservation failed (they all return NULL): which request, the room left, what uses
  * it. SHMEM_WARN_HEAP_EXHAUSTED=0 silences it, as it does exhaustion. */
 void shmemi_seg_unbacked(const struct shmemi_seg *s, const char *fn, size_t size, int err) {
