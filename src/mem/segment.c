@@ -224,15 +224,21 @@ static int reserve_range(int fd, size_t off, size_t len) {
     return rc ? errno : 0;
 }
 
+/* s's index among the user segments, or -1 (the control block) */
+static ptrdiff_t user_index(const struct shmemi_seg *s) {
+    uintptr_t a = (uintptr_t)s, lo = (uintptr_t)shmemi_rt.segs;
+    return a >= lo && a < lo + sizeof shmemi_rt.segs ? (ptrdiff_t)((a - lo) / sizeof *s) : -1;
+}
+
 static struct backing *backing_of(const struct shmemi_seg *s) {
-    ptrdiff_t i = s - shmemi_rt.segs;
+    ptrdiff_t i = user_index(s);
     return i >= 0 && i < SHMEMI_MAX_SEGS && backing[i].fd >= 0 ? &backing[i] : NULL;
 }
 
 /* by the segment's kind, the same on every PE (whether this PE can reserve is not: its allocations must still end
  * in the same collective as the others') */
 int shmemi_seg_reserves(const struct shmemi_seg *s) {
-    ptrdiff_t i = s - shmemi_rt.segs;
+    ptrdiff_t i = user_index(s);
     return i >= 0 && i < shmemi_rt.nsegs && s->kind != SHMEMI_MEM_DEVICE && s->role != SHMEMI_SEG_STATIC &&
            s->pgsize == shmemi_rt.page;
 }
@@ -295,7 +301,7 @@ void shmemi_seg_unreserve(struct shmemi_seg *s) {
 /* Keeps the object of user segment s to reserve its pages later; the control block is reserved whole now (0, or
  * errno). Takes fd. */
 static int keep_backing(struct shmemi_seg *s, int fd, size_t len) {
-    ptrdiff_t i = s - shmemi_rt.segs;
+    ptrdiff_t i = user_index(s);
     if (i < 0 || i >= SHMEMI_MAX_SEGS) {
         int rc = reserve_range(fd, 0, len);
         close(fd);
