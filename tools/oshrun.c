@@ -200,6 +200,31 @@ static void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const ch
 
 /* ---- option parsing ---- */
 
+/* A hostfile that cannot be used stops here in one line, before mpirun is looked for: Open MPI 4.1's mpirun answers
+ * a missing file with a boxed message and an "internal error" of ORTE, an empty one with "No nodes are available",
+ * and where mpirun is absent the user would hear only about that. */
+static void check_hostfile(const char *name, const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f)
+        usage_error("--%s %s: cannot read it: %s (it lists the machines mpirun runs the PEs on)", name, path,
+                    strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) || S_ISDIR(st.st_mode)) {
+        fclose(f);
+        usage_error("--%s %s: a directory, not a file listing machines (one per line: host [slots=N])", name, path);
+    }
+    char line[1024];
+    int hosts = 0;
+    while (!hosts && fgets(line, sizeof line, f)) {
+        char *p = line + strspn(line, " \t\r\n");
+        hosts = *p && *p != '#';
+    }
+    fclose(f);
+    if (!hosts)
+        usage_error("--%s %s: the file names no machine (one per line: host [slots=N]; # starts a comment)", name,
+                    path);
+}
+
 static int parse_np(const char *s) {
     char *end;
     errno = 0;
@@ -371,6 +396,7 @@ static void parse_args(int argc, char **argv) {
             later_note("oshrun: ignoring %s %s (this machine)", a, val);
         } else if (!strcmp(name, "hostfile") || !strcmp(name, "machinefile")) {
             TAKE_VALUE();
+            check_hostfile(name, val);
             job.remote = job.hostfile = 1; /* the file is mpirun's to read */
             fwd("--hostfile", val);
         } else {

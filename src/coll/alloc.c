@@ -11,11 +11,36 @@
 #include "shmemg.h"
 #include "shmemx.h"
 
+/* The barrier that ends an allocation, for p, this PE's new block of size bytes (NULL: none, on every PE). In a
+ * host segment each PE first reserves its block's pages in /dev/shm, and the barrier is a reduction that also says
+ * whether every PE could: if one could not, every PE gives its block back and returns NULL (the heap stays
+ * symmetric), and the lowest such PE says why. Else a PE, or a peer writing into its block, would die of SIGBUS at the
+ * first page /dev/shm cannot back. */
+static void *end_alloc(struct shmemi_seg *s, void *p, size_t size, const char *fn) {
+    if (!shmemi_seg_reserves(s)) {
+        shmem_barrier_all();
+        return p;
+    }
+    size_t off = p ? (size_t)((char *)p - s->base) : 0;
+    int e = p ? shmemi_seg_reserve(s, off, size) : 0;
+    uint64_t mine = e ? (uint64_t)(shmemi_rt.n_pes - shmemi_rt.my_pe) : 0, worst = 0;
+    shmem_quiet(); /* as shmem_barrier_all: our puts are visible before anyone leaves */
+    shmemi_team_reduce_private(&gshmem_team_world, SHMEMI_OP_MAX, SHMEMI_DT_UINT64, &worst, &mine, 1, fn);
+    if (!worst)
+        return p;
+    if (p) {
+        shmemi_seg_unreserve(s); /* (what a PE reserved is no use to the others' refused blocks) */
+        shmemi_buddy_free(s->alloc, off);
+    }
+    if (e && worst == mine)
+        shmemi_seg_unbacked(s, fn, size, e);
+    return NULL;
+}
+
 void *shmemi_seg_alloc(struct shmemi_seg *s, size_t size, size_t align, const char *fn) {
     shmemi_check_init(fn);
     void *p = shmemi_seg_alloc_local(s, size, align, fn);
-    shmem_barrier_all();
-    return p;
+    return end_alloc(s, p, size, fn);
 }
 
 static struct shmemi_seg *owner(void *ptr, size_t *off, const char *fn) {
@@ -57,25 +82,30 @@ static void *seg_calloc(struct shmemi_seg *s, size_t count, size_t size, const c
         p = s->base + off;
         if (s->kind == SHMEMI_MEM_DEVICE)
             shmemi_gtl_memset(p, 0, n, fn);
-        else
+        else if (!shmemi_seg_reserves(s))
             memset(p, 0, n);
     } else if (n) {
         shmemi_seg_exhausted(s, fn, n);
     }
-    shmem_barrier_all();
+    if (!shmemi_seg_reserves(s)) {
+        shmem_barrier_all();
+        return p;
+    }
+    /* host memory is zeroed once every PE holds its pages (until then a page might not be backed), and nobody may
+     * use the block until every PE has zeroed its own */
+    if ((p = end_alloc(s, p, n, fn)) != NULL) {
+        memset(p, 0, n);
+        shmemi_barrier_internal();
+    }
     return p;
 }
 
 static void *seg_align(struct shmemi_seg *s, size_t alignment, size_t size, const char *fn) {
-    if (!alignment || alignment & (alignment - 1)) {
+    /* not a power of two (0 included, as programs expect): the spec asks for NULL; more than the base's alignment:
+     * blocks are aligned relative to the base, so more would not hold */
+    if (!alignment || alignment & (alignment - 1) || alignment > s->base_align) {
         shmemi_check_init(fn);
-        shmem_barrier_all();
-        return NULL; /* not a power of two (0 included, as programs expect): the spec asks for NULL */
-    }
-    if (alignment > s->base_align) { /* blocks are aligned relative to the base: more would not hold */
-        shmemi_check_init(fn);
-        shmemi_debug("%s(%zu, %zu): the %s's base is aligned to %zu bytes only; no larger alignment", fn, alignment,
-                     size, s->name, s->base_align);
+        shmemi_seg_misaligned(s, fn, alignment, size);
         shmem_barrier_all();
         return NULL;
     }
@@ -105,6 +135,12 @@ static void *seg_realloc(struct shmemi_seg *s, void *ptr, size_t size, const cha
             shmemi_seg_exhausted(s, fn, size);
         } else {
             r = s->base + noff;
+        }
+        /* in host memory, every PE must hold the new block's pages before anyone copies (NULL on every PE else,
+         * the old block left unchanged) */
+        if (shmemi_seg_reserves(s))
+            r = end_alloc(s, r, size, fn);
+        if (r) {
             if (s->kind == SHMEMI_MEM_DEVICE)
                 shmemi_gtl_copy(r, ptr, have, fn);
             else

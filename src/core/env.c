@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -149,53 +150,75 @@ static int match_word(const char *v, size_t len, const char *const *words, int n
     return -1;
 }
 
-/* "0", "0,2", "1-3,5": NUMA node numbers below SHMEMI_MAX_NUMA; returns 0 and the mask, or -1 */
-static int parse_nodes(const char *s, uint64_t *mask) {
+/* "0", "0,2", "1-3,5": NUMA node numbers below SHMEMI_MAX_NUMA; returns 0 and the mask, or -1 with why (a phrase
+ * to follow the list) */
+static int parse_nodes(const char *s, uint64_t *mask, char *why, size_t whylen) {
     uint64_t m = 0;
     if (!*s)
-        return -1;
+        return errf(why, whylen, "is empty");
     while (*s) {
         if (!isdigit((unsigned char)*s))
-            return -1;
+            return errf(why, whylen, "has '%s' where a node number belongs", s);
         char *end;
+        errno = 0;
         unsigned long a = strtoul(s, &end, 10), b = a;
         if (*end == '-') {
             if (!isdigit((unsigned char)end[1]))
-                return -1;
+                return errf(why, whylen, "has a range without its end");
             b = strtoul(end + 1, &end, 10);
         }
-        if (a >= SHMEMI_MAX_NUMA || b >= SHMEMI_MAX_NUMA || b < a)
-            return -1;
+        if (errno)
+            return errf(why, whylen, "has a number too large to read: node numbers are below %d", SHMEMI_MAX_NUMA);
+        if (a >= SHMEMI_MAX_NUMA || b >= SHMEMI_MAX_NUMA)
+            return errf(why, whylen,
+                        "names node %lu, but node numbers must be below %d (the most NUMA nodes gshmem "
+                        "places memory on)",
+                        a >= SHMEMI_MAX_NUMA ? a : b, SHMEMI_MAX_NUMA);
+        if (b < a)
+            return errf(why, whylen, "has the range %lu-%lu, which runs backwards", a, b);
         for (unsigned long k = a; k <= b; k++)
             m |= (uint64_t)1 << k;
-        if (*end == ',' && end[1])
+        if (*end == ',' && !end[1])
+            return errf(why, whylen, "ends with ','");
+        if (*end == ',')
             end++;
         else if (*end)
-            return -1;
+            return errf(why, whylen, "has '%s' after a node number, where a ',' belongs", end);
         s = end;
     }
     *mask = m;
     return 0;
 }
 
-/* POLICY's value: a word, then =<nodes> where the policy takes them */
-static int parse_policy(const char *v, struct shmemi_partition_cfg *c) {
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define POLICY_FORM                                                                                                    \
+    "DEFAULT, INTERLEAVE[=<nodes>], BIND=<nodes> or PREFERRED=<node>, where <nodes> lists NUMA node numbers "          \
+    "below " STR(SHMEMI_MAX_NUMA) " and ranges of them, such as 0,2-3"
+
+/* POLICY's value: a word, then =<nodes> where the policy takes them; -1 with why */
+static int parse_policy(const char *v, struct shmemi_partition_cfg *c, char *why, size_t whylen) {
     static const char *const words[] = {"DEFAULT", "INTERLEAVE", "INTERLEAVED", "BIND", "PREFERRED"};
     static const int codes[] = {SHMEMI_POLICY_DEFAULT, SHMEMI_POLICY_INTERLEAVED, SHMEMI_POLICY_INTERLEAVED,
                                 SHMEMI_POLICY_BIND, SHMEMI_POLICY_PREFERRED};
     const char *eq = strchr(v, '=');
     int w = match_word(v, eq ? (size_t)(eq - v) : strlen(v), words, 5);
     if (w < 0)
-        return -1;
+        return errf(why, whylen, "accepted: " POLICY_FORM);
     c->policy = codes[w];
     c->nodes = 0;
-    switch (c->policy) {
-    case SHMEMI_POLICY_DEFAULT: return eq ? -1 : 0;
-    case SHMEMI_POLICY_INTERLEAVED: return eq ? parse_nodes(eq + 1, &c->nodes) : 0;
-    case SHMEMI_POLICY_BIND: return eq ? parse_nodes(eq + 1, &c->nodes) : -1;
-    default: /* PREFERRED: one node */
-        return eq && !parse_nodes(eq + 1, &c->nodes) && !(c->nodes & (c->nodes - 1)) ? 0 : -1;
-    }
+    char nw[160];
+    if (c->policy == SHMEMI_POLICY_DEFAULT)
+        return eq ? errf(why, whylen, "DEFAULT takes no nodes; accepted: " POLICY_FORM) : 0;
+    if (!eq && c->policy == SHMEMI_POLICY_INTERLEAVED)
+        return 0;
+    if (!eq)
+        return errf(why, whylen, "%s needs its node%s; accepted: " POLICY_FORM, words[w], w == 3 ? "s" : "");
+    if (parse_nodes(eq + 1, &c->nodes, nw, sizeof nw))
+        return errf(why, whylen, "the node list '%s' %s", eq + 1, nw);
+    if (c->policy == SHMEMI_POLICY_PREFERRED && (c->nodes & (c->nodes - 1)))
+        return errf(why, whylen, "PREFERRED takes one node (BIND and INTERLEAVE take several)");
+    return 0;
 }
 
 int shmemi_parse_partition(const char *name, const char *value, struct shmemi_partition_cfg *out, char *err,
@@ -226,35 +249,48 @@ int shmemi_parse_partition(const char *name, const char *value, struct shmemi_pa
             return errf(err, errlen, "%s: value too long", name);
         memcpy(v, eq + 1, vlen);
         v[vlen] = '\0';
-        int ok = 0;
+        char why[320] = ""; /* why the value is refused, with the values the key accepts */
+        int *seen = NULL;
         if (klen == 4 && !strncasecmp(p, "SIZE", 4)) {
             /* the allocator's smallest block at least; at most half the address space, so rounding it up to
              * pages cannot wrap */
-            ok = !have_size && !shmemi_parse_size(v, &c.size) && c.size >= 64 && c.size <= SIZE_MAX / 2;
-            have_size = ok;
+            seen = &have_size;
+            if (shmemi_parse_size(v, &c.size) || c.size < 64 || c.size > SIZE_MAX / 2)
+                snprintf(why, sizeof why,
+                         "accepted: a byte count from 64 to %zu, with k/M/G/T suffixes (powers of 1024)", SIZE_MAX / 2);
         } else if (klen == 6 && !strncasecmp(p, "PGSIZE", 6)) {
-            ok = !have_pg && !shmemi_parse_size(v, &c.pgsize) && c.pgsize > 0 && !(c.pgsize & (c.pgsize - 1));
-            have_pg = 1;
+            /* a power of two passes here (another machine's base page: 64k on some ARM systems); whether this one
+             * has pages of that size is for shmem_init to say */
+            seen = &have_pg;
+            if (shmemi_parse_size(v, &c.pgsize) || !c.pgsize || (c.pgsize & (c.pgsize - 1)))
+                snprintf(why, sizeof why,
+                         "not a page size; accepted: the base page size (%ldk here), 2M or 1G (huge pages)",
+                         sysconf(_SC_PAGESIZE) >> 10);
         } else if (klen == 4 && !strncasecmp(p, "KIND", 4)) {
             c.kind = match_word(v, vlen, kinds, 5);
-            ok = c.kind >= 0;
+            if (c.kind < 0)
+                snprintf(why, sizeof why, "accepted: DEFAULT, HOST, DEVICE or LIBOMP (also spelt OMP)");
             if (c.kind == 4)
                 c.kind = SHMEMI_KIND_LIBOMP;
         } else if (klen == 10 && !strncasecmp(p, "OMP_DEVICE", 10)) {
-            long d;
-            ok = !have_dev && isdigit((unsigned char)v[0]) && !parse_long(v, &d) && d <= 1 << 20;
-            c.omp_device = ok ? (int)d : -1;
-            have_dev = 1;
+            long d = -1;
+            seen = &have_dev;
+            if (!isdigit((unsigned char)v[0]) || parse_long(v, &d) || d > 1 << 20)
+                snprintf(why, sizeof why, "accepted: an OpenMP device number from 0 to %d", 1 << 20);
+            c.omp_device = why[0] ? -1 : (int)d;
         } else if (klen == 6 && !strncasecmp(p, "POLICY", 6)) {
-            ok = !have_pol && !parse_policy(v, &c);
-            have_pol = 1;
+            seen = &have_pol;
+            parse_policy(v, &c, why, sizeof why);
         } else {
             return errf(err, errlen, "%s=%s: unknown key '%.*s'; accepted form: %s", name, value, (int)klen, p,
                         PARTITION_FORM);
         }
-        if (!ok)
-            return errf(err, errlen, "%s=%s: bad value '%s' for %.*s (or the key given twice); accepted form: %s", name,
-                        value, v, (int)klen, p, PARTITION_FORM);
+        if (seen && *seen)
+            return errf(err, errlen, "%s=%s: %.*s is given twice", name, value, (int)klen, p);
+        if (seen)
+            *seen = 1;
+        if (why[0])
+            return errf(err, errlen, "%s=%s: bad value '%s' for %.*s: %s", name, value, v, (int)klen, p, why);
         p = end ? end + 1 : p + len;
     }
     if (!have_size)

@@ -4,8 +4,13 @@
 
 #include "state.h"
 
-/* Creates and maps every segment (collective through the bootstrap); 0 or -1 with a message naming the setting. */
+/* The segments, in three collective steps (through the bootstrap), each 0 or -1 with a message naming the setting.
+ * create: this PE's segments (after one exchange that sizes them). agree: every PE describes its segments to the
+ * others; a difference fails on every PE with the same message. map: every PE maps its node peers' segments.
+ * Every PE reaches the end of create and of agree, failed or not, so shmem_init can report a failure there once. */
 SHMEMI_HIDDEN int shmemi_segments_create(char *err, size_t errlen);
+SHMEMI_HIDDEN int shmemi_segments_agree(char *err, size_t errlen);
+SHMEMI_HIDDEN int shmemi_segments_map(char *err, size_t errlen);
 /* The heap SHMEM_SYMMETRIC_SIZE=auto proposes for each PE when node_pes PEs share this node (the job takes the
  * least over its PEs) */
 SHMEMI_HIDDEN size_t shmemi_heap_auto(int node_pes);
@@ -30,5 +35,17 @@ SHMEMI_HIDDEN int shmemi_partition_omp_device(int id);
  * routines put barriers around it: coll/alloc.c) */
 SHMEMI_HIDDEN void *shmemi_seg_alloc_local(struct shmemi_seg *s, size_t size, size_t align, const char *fn);
 SHMEMI_HIDDEN void shmemi_seg_exhausted(const struct shmemi_seg *s, const char *fn, size_t size);
+/* Host segments in /dev/shm: whether blocks handed out are reserved (not huge pages nor GPU memory; the same on every
+ * PE), and the reservation of [off, off + len) of this PE's copy, so that touching those pages later cannot fail
+ * (SIGBUS): 0 (also where this PE's file system cannot reserve), or the errno of fallocate (ENOSPC: /dev/shm is
+ * full). */
+SHMEMI_HIDDEN int shmemi_seg_reserves(const struct shmemi_seg *s);
+SHMEMI_HIDDEN int shmemi_seg_reserve(struct shmemi_seg *s, size_t off, size_t len);
+/* Gives back what the last shmemi_seg_reserve of s added (its block was refused: another PE could not reserve) */
+SHMEMI_HIDDEN void shmemi_seg_unreserve(struct shmemi_seg *s);
+/* The line for an aligned allocation refused for its alignment (not a power of two, or more than the base's) */
+SHMEMI_HIDDEN void shmemi_seg_misaligned(const struct shmemi_seg *s, const char *fn, size_t alignment, size_t size);
+/* The line for an allocation that some PE could not reserve (err: its errno), printed by the lowest such PE */
+SHMEMI_HIDDEN void shmemi_seg_unbacked(const struct shmemi_seg *s, const char *fn, size_t size, int err);
 
 #endif

@@ -42,17 +42,17 @@ static void shm_name(char *buf, size_t len, int pe, const char *tag) {
 /* n rounded up to a multiple of pg (a power of two); 0 where that does not fit in a size_t */
 static size_t round_up(size_t n, size_t pg) { return n > SIZE_MAX - (pg - 1) ? 0 : (n + pg - 1) & ~(pg - 1); }
 
-/* Creates this PE's shared-memory object for a segment, owner-only, sized `len`. */
-static int create_object(const char *name, size_t len, char *err, size_t errlen) {
+/* Creates this PE's shared-memory object for a segment, owner-only, sized `len`; var names what sized it. The
+ * messages leave out the object's name, which holds the PE number: every PE failing alike says it alike, once. */
+static int create_object(const char *name, size_t len, const char *var, char *err, size_t errlen) {
     int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, S_IRUSR | S_IWUSR);
     if (fd < 0)
-        return errf(err, errlen, "cannot create shared memory %s: %s", name, strerror(errno));
+        return errf(err, errlen, "%s: cannot create an object in /dev/shm: %s", var, strerror(errno));
     if (ftruncate(fd, (off_t)len)) {
         int e = errno;
         close(fd);
         shm_unlink(name);
-        return errf(err, errlen, "cannot size shared memory %s to %zu bytes: %s (is /dev/shm large enough?)", name, len,
-                    strerror(e));
+        return errf(err, errlen, "%s: cannot size an object in /dev/shm to %zu bytes: %s", var, len, strerror(e));
     }
     return fd;
 }
@@ -168,7 +168,7 @@ static int remap_static(struct shmemi_seg *s, char *err, size_t errlen) {
     size_t len = rw.end - rw.start;
     char name[160];
     shm_name(name, sizeof name, shmemi_rt.my_pe, "static");
-    int fd = create_object(name, len, err, errlen);
+    int fd = create_object(name, len, "the program's static data", err, errlen);
     if (fd < 0)
         return -1;
     /* warm up the calls used below so no lazy binding writes a GOT entry of ours after the copy */
@@ -201,6 +201,121 @@ static int remap_static(struct shmemi_seg *s, char *err, size_t errlen) {
     return 0;
 }
 
+/* ---- reserving host segments' pages as they are handed out ----
+ * The objects are sparse (mapped MAP_NORESERVE), so a large heap costs nothing until used; but a page that /dev/shm
+ * has no room for when it is first touched kills the PE touching it with SIGBUS, long after shmem_malloc said yes.
+ * So the allocation routines reserve the pages of each block they hand out (fallocate on the object: tmpfs allocates
+ * them, or says ENOSPC and takes back what it allocated), and every PE's routine returns NULL when some PE could
+ * not. Reserving pages already reserved costs a walk over them (0.36 s for a GiB here), so it is done once per
+ * grain of 2 MiB, the grain whole (a little past the block, within the segment); freed blocks keep their pages. */
+#define GRAIN_SHIFT 21
+static struct backing {
+    int fd;                /* this PE's object, -1: nothing to reserve (huge pages, GPU memory, not tmpfs) */
+    unsigned char *grains; /* bit per grain: reserved */
+    size_t new_lo, new_hi; /* the grains the last reservation added, [lo, hi), to give back if others failed */
+} backing[SHMEMI_MAX_SEGS];
+
+/* fallocate of [off, off + len); 0 or errno */
+static int reserve_range(int fd, size_t off, size_t len) {
+    int rc;
+    do /* tmpfs gives up with EINTR on any signal, oshrun's forwarded ones included */
+        rc = fallocate(fd, 0, (off_t)off, (off_t)len);
+    while (rc && errno == EINTR);
+    return rc ? errno : 0;
+}
+
+/* s's index among the user segments, or -1 (the control block) */
+static ptrdiff_t user_index(const struct shmemi_seg *s) {
+    uintptr_t a = (uintptr_t)s, lo = (uintptr_t)shmemi_rt.segs;
+    return a >= lo && a < lo + sizeof shmemi_rt.segs ? (ptrdiff_t)((a - lo) / sizeof *s) : -1;
+}
+
+static struct backing *backing_of(const struct shmemi_seg *s) {
+    ptrdiff_t i = user_index(s);
+    return i >= 0 && i < SHMEMI_MAX_SEGS && backing[i].fd >= 0 ? &backing[i] : NULL;
+}
+
+/* by the segment's kind, the same on every PE (whether this PE can reserve is not: its allocations must still end
+ * in the same collective as the others') */
+int shmemi_seg_reserves(const struct shmemi_seg *s) {
+    ptrdiff_t i = user_index(s);
+    return i >= 0 && i < shmemi_rt.nsegs && s->kind != SHMEMI_MEM_DEVICE && s->role != SHMEMI_SEG_STATIC &&
+           s->pgsize == shmemi_rt.page;
+}
+
+static void mark(struct backing *b, size_t lo, size_t hi, int on) {
+    for (size_t k = lo; k < hi; k++)
+        b->grains[k >> 3] =
+            (unsigned char)(on ? b->grains[k >> 3] | 1u << (k & 7) : b->grains[k >> 3] & ~(1u << (k & 7)));
+}
+
+int shmemi_seg_reserve(struct shmemi_seg *s, size_t off, size_t len) {
+    struct backing *b = backing_of(s);
+    if (b)
+        b->new_lo = b->new_hi = 0;
+    if (!b || !len)
+        return 0;
+    size_t last = (off + len - 1) >> GRAIN_SHIFT;
+    for (size_t g = off >> GRAIN_SHIFT; g <= last; g++) {
+        if (b->grains[g >> 3] >> (g & 7) & 1)
+            continue;
+        size_t e = g; /* one call for the run of grains not yet reserved */
+        while (e < last && !(b->grains[(e + 1) >> 3] >> ((e + 1) & 7) & 1))
+            e++;
+        size_t lo = g << GRAIN_SHIFT, hi = (e + 1) << GRAIN_SHIFT;
+        int rc = reserve_range(b->fd, lo, (hi < s->map_size ? hi : s->map_size) - lo);
+        if (rc == EOPNOTSUPP || rc == ENOSYS) { /* not tmpfs: nothing to reserve with, as before */
+            shmemi_debug("the %s: /dev/shm cannot reserve pages (%s): allocations are not reserved", s->name,
+                         strerror(rc));
+            close(b->fd);
+            b->fd = -1;
+            return 0;
+        }
+        if (rc) {
+            shmemi_seg_unreserve(s);
+            return rc;
+        }
+        mark(b, g, e + 1, 1);
+        /* the grains a block did not have are its own (every live block's grains are reserved): what this call
+         * added lies between the first and the last it added, and is no other live block's */
+        if (b->new_lo == b->new_hi)
+            b->new_lo = g;
+        b->new_hi = e + 1;
+        g = e;
+    }
+    return 0;
+}
+
+void shmemi_seg_unreserve(struct shmemi_seg *s) {
+    struct backing *b = backing_of(s);
+    if (!b || b->new_lo == b->new_hi)
+        return;
+    size_t lo = b->new_lo << GRAIN_SHIFT, hi = b->new_hi << GRAIN_SHIFT;
+    if (hi > s->map_size)
+        hi = s->map_size;
+    if (!fallocate(b->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)lo, (off_t)(hi - lo)))
+        mark(b, b->new_lo, b->new_hi, 0);
+    b->new_lo = b->new_hi = 0;
+}
+
+/* Keeps the object of user segment s to reserve its pages later; the control block is reserved whole now (0, or
+ * errno). Takes fd. */
+static int keep_backing(struct shmemi_seg *s, int fd, size_t len) {
+    ptrdiff_t i = user_index(s);
+    if (i < 0 || i >= SHMEMI_MAX_SEGS) {
+        int rc = reserve_range(fd, 0, len);
+        close(fd);
+        return rc == EOPNOTSUPP || rc == ENOSYS ? 0 : rc;
+    }
+    backing[i].grains = calloc(((len + ((size_t)1 << GRAIN_SHIFT) - 1) >> GRAIN_SHIFT) / 8 + 1, 1);
+    if (!backing[i].grains) {
+        close(fd);
+        return 0; /* (not reserved, as before: the heap is too large to count its grains) */
+    }
+    backing[i].fd = fd;
+    return 0;
+}
+
 /* A host segment of `size` usable bytes in shared memory. var names the setting that sized it, for messages; pc is
  * the partition's settings (page size, placement), NULL for the others. */
 static int create_anon(struct shmemi_seg *s, const char *tag, size_t size, const char *var,
@@ -228,7 +343,7 @@ static int create_anon(struct shmemi_seg *s, const char *tag, size_t size, const
                     "machine's addresses)",
                     var, size);
     int huge = pg != shmemi_rt.page;
-    int fd = huge ? create_huge(name, len, pg, var, err, errlen) : create_object(name, len, err, errlen);
+    int fd = huge ? create_huge(name, len, pg, var, err, errlen) : create_object(name, len, var, err, errlen);
     if (fd < 0)
         return -1;
     void *m = MAP_FAILED;
@@ -276,8 +391,14 @@ static int create_anon(struct shmemi_seg *s, const char *tag, size_t size, const
     if (huge) {
         s->share_fd = fd; /* peers open it through /proc until they have mapped it */
     } else {
-        close(fd);
         s->share_fd = -1;
+        int rc = keep_backing(s, fd, len);
+        if (rc) {
+            munmap(m, len);
+            shm_unlink(name);
+            return errf(err, errlen, "%s: /dev/shm has no room for %zu bytes for the %s: %s", var, len, s->name,
+                        strerror(rc));
+        }
     }
     s->base = m;
     s->base_align = align;
@@ -602,50 +723,160 @@ static void unpin_host(int si, struct shmemi_seg *s) {
     pinned[si] = NULL;
 }
 
-/* SHMEM_SYMMETRIC_SIZE=auto: programs such as ISx shmem_malloc a GiB without checking for NULL, so the default heap
- * is large; it costs nothing until touched (the object is sparse, mapped MAP_NORESERVE). Half of what the node could
- * back, shared among its PEs, leaves room for everything else; the least over PEs keeps the heap symmetric. */
-#define HEAP_AUTO_MIN ((size_t)512 << 20)
-#define HEAP_AUTO_MAX ((size_t)8 << 30)
-size_t shmemi_heap_auto(int node_pes) {
-    size_t phys = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE), cap = phys;
+/* ---- what the node can back ----
+ * Host segments are objects in /dev/shm (tmpfs), sparse until touched: a page that /dev/shm has no room for when a PE
+ * first touches it kills that PE with SIGBUS, long after shmem_init and shmem_malloc said yes. The PEs of a node
+ * create their objects at the same time, so the room one PE sees free is every node PE's: it is divided among them. */
+struct room {
+    uint64_t free; /* bytes free in /dev/shm, UINT64_MAX when it cannot be read */
+    uint64_t phys; /* the node's physical memory */
+    int32_t node_pes, pad;
+};
+
+static struct room room_here(int node_pes) {
+    struct room r = {UINT64_MAX, (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE),
+                     node_pes > 0 ? node_pes : 1, 0};
     struct statvfs v;
-    if (!statvfs("/dev/shm", &v) && (size_t)v.f_frsize * v.f_blocks < cap)
-        cap = (size_t)v.f_frsize * v.f_blocks;
-    size_t mine = cap / 2 / (size_t)(node_pes > 0 ? node_pes : 1);
-    mine = mine < HEAP_AUTO_MIN ? HEAP_AUTO_MIN : mine > HEAP_AUTO_MAX ? HEAP_AUTO_MAX : mine;
-    return mine & ~(((size_t)64 << 20) - 1);
+    if (!statvfs("/dev/shm", &v))
+        r.free = (uint64_t)v.f_bavail * v.f_frsize;
+    return r;
 }
 
-static int heap_auto_size(size_t *out, char *err, size_t errlen) {
-    uint64_t *all = calloc((size_t)shmemi_rt.n_pes, sizeof *all), m = shmemi_heap_auto(shmemi_rt.node_pes);
-    if (!all || shmemb_allgather(&m, all, sizeof m)) {
-        free(all);
-        return errf(err, errlen, "SHMEM_SYMMETRIC_SIZE=auto: cannot agree on the heap size through the bootstrap");
+/* whether a partition is an object in /dev/shm: host memory of base pages (huge pages come from the kernel's own
+ * pool, GPU memory from the GPU) */
+static int in_dev_shm(const struct shmemi_partition_cfg *c) {
+    int dev;
+    char why[160];
+    return c->kind != SHMEMI_KIND_DEVICE && (!c->pgsize || c->pgsize == (size_t)sysconf(_SC_PAGESIZE)) &&
+           (c->kind != SHMEMI_KIND_LIBOMP || shmemi_omp_place(c->omp_device, &dev, why, sizeof why) == 0);
+}
+
+/* the /dev/shm each PE's partitions take */
+static size_t host_part_bytes(void) {
+    size_t sum = 0;
+    for (int i = 0; i < shmemi_npartitions; i++) {
+        size_t r = round_up(shmemi_partitions[i].size, (size_t)sysconf(_SC_PAGESIZE));
+        if (in_dev_shm(&shmemi_partitions[i]))
+            sum = r && sum <= SIZE_MAX - r ? sum + r : SIZE_MAX;
     }
-    for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
-        if (all[pe] < m)
-            m = all[pe];
+    return sum;
+}
+
+/* SHMEM_SYMMETRIC_SIZE=auto: programs such as ISx shmem_malloc a GiB without checking for NULL, so the default heap
+ * is large: half of what the node could back, shared among its PEs, leaves room for everything else, and 512 MiB
+ * at least where the PE's whole share allows it. Never more than that share (less the partitions): the heap is
+ * reserved only as shmem_malloc hands it out, and a heap larger than /dev/shm could hold would be found out by a
+ * SIGBUS. Rounded down to 64 MiB (to 1 MiB below that); 0: no room for a heap. */
+#define HEAP_AUTO_MIN ((size_t)512 << 20)
+#define HEAP_AUTO_MAX ((size_t)8 << 30)
+static size_t auto_heap(const struct room *r, size_t parts) {
+    uint64_t cap = (r->free < r->phys ? r->free : r->phys) / (uint64_t)r->node_pes;
+    cap = cap > parts ? cap - parts : 0;
+    uint64_t m = cap / 2;
+    m = m < HEAP_AUTO_MIN ? HEAP_AUTO_MIN : m > HEAP_AUTO_MAX ? HEAP_AUTO_MAX : m;
+    if (m > cap)
+        m = cap;
+    return (size_t)(m & ~(uint64_t)((m >= (64u << 20) ? 64u << 20 : 1u << 20) - 1));
+}
+
+size_t shmemi_heap_auto(int node_pes) {
+    struct room r = room_here(node_pes);
+    return auto_heap(&r, host_part_bytes());
+}
+
+static const char *mib(uint64_t n, char *buf, size_t len) {
+    if (n >= (1u << 20))
+        snprintf(buf, len, "%llu MiB", (unsigned long long)(n >> 20));
+    else
+        snprintf(buf, len, "%llu bytes", (unsigned long long)n);
+    return buf;
+}
+
+/* The heap's size (SHMEM_SYMMETRIC_SIZE, or auto's choice), and whether every node can back the heap and the host
+ * partitions of each of its PEs. Collective: one exchange of what each PE sees, from which every PE decides alike
+ * (the least over the job), so a refusal reads the same on every PE. heapvar gets how the heap was sized. */
+static int heap_size_checked(size_t *out, char *heapvar, size_t hvlen, char *err, size_t errlen) {
+    int n = shmemi_rt.n_pes;
+    struct room mine = room_here(shmemi_rt.node_pes), *all = calloc((size_t)n, sizeof *all);
+    if (!all || shmemb_allgather(&mine, all, sizeof mine)) {
+        free(all);
+        return errf(err, errlen, "cannot exchange the room in /dev/shm through the bootstrap");
+    }
+    size_t parts = host_part_bytes(), heap = shmemi_env.symmetric_size;
+    int w = -1; /* the PE with the least room per PE in /dev/shm */
+    for (int pe = 0; pe < n; pe++) {
+        size_t a = auto_heap(&all[pe], parts);
+        if (!shmemi_env.symmetric_size && (pe == 0 || a < heap))
+            heap = a;
+        if (all[pe].free != UINT64_MAX &&
+            (w < 0 || all[pe].free / (uint64_t)all[pe].node_pes < all[w].free / (uint64_t)all[w].node_pes))
+            w = pe;
+    }
+    struct room r = w >= 0 ? all[w] : mine;
     free(all);
-    *out = (size_t)m;
-    return 0;
+    const char *hv = shmemi_env_raw("SHMEM_SYMMETRIC_SIZE");
+    if (shmemi_env.symmetric_size)
+        snprintf(heapvar, hvlen, "SHMEM_SYMMETRIC_SIZE=%s", hv);
+    else
+        snprintf(heapvar, hvlen, "SHMEM_SYMMETRIC_SIZE=auto (%zu MiB here)", heap >> 20);
+    *out = heap;
+    uint64_t each = (uint64_t)heap + parts, share = r.free / (uint64_t)r.node_pes;
+    if (w < 0 || (heap && each >= heap && each <= share))
+        return 0;
+    char where[48] = "this node", a[32], b[32], c[32], d[32], vars[400], fix[160];
+    if (r.node_pes < n)
+        snprintf(where, sizeof where, "PE %d's node", w);
+    if (!heap && parts < share) /* auto found no room left for a heap beside the partitions */
+        return errf(err, errlen,
+                    "SHMEM_SYMMETRIC_SIZE=auto: /dev/shm has %s free for the %d PEs of %s (%s per PE%s%s), too "
+                    "little for a symmetric heap; remove what other jobs left there (ls /dev/shm), make it larger "
+                    "(mount -o remount,size=<size> /dev/shm) or run fewer PEs on a node",
+                    mib(r.free, a, sizeof a), r.node_pes, where, mib(share, b, sizeof b),
+                    parts ? ", less the partitions' " : "", parts ? mib(parts, c, sizeof c) : "");
+    /* the settings that ask for more than there is: the heap's where it was set, and the partitions in /dev/shm */
+    size_t k = 0;
+    vars[0] = '\0';
+    if (shmemi_env.symmetric_size)
+        k += (size_t)snprintf(vars, sizeof vars, "%s", heapvar);
+    for (int i = 0; i < shmemi_npartitions && k < sizeof vars; i++)
+        if (in_dev_shm(&shmemi_partitions[i]))
+            k += (size_t)snprintf(vars + k, sizeof vars - k, "%s%s", k ? ", " : "", shmemi_partitions[i].text);
+    uint64_t most = share > parts ? share - parts : 0; /* the largest heap that fits */
+    if (shmemi_env.symmetric_size && most >= (1u << 20))
+        snprintf(fix, sizeof fix, "Set SHMEM_SYMMETRIC_SIZE to at most %lluM%s", (unsigned long long)(most >> 20),
+                 parts ? " (or make the partitions smaller)" : "");
+    else if (shmemi_env.symmetric_size && most >= 64)
+        snprintf(fix, sizeof fix, "Set SHMEM_SYMMETRIC_SIZE to at most %llu%s", (unsigned long long)most,
+                 parts ? " (or make the partitions smaller)" : "");
+    else
+        snprintf(fix, sizeof fix, "Make the partitions smaller (%s per PE at most, %s)", mib(share, d, sizeof d),
+                 shmemi_env.symmetric_size ? "with the heap" : "with room left for the heap");
+    char parts_of[112] = "";
+    if (parts && heap)
+        snprintf(parts_of, sizeof parts_of, " (the heap %s, the partitions %s)", mib(heap, b, sizeof b),
+                 mib(parts, c, sizeof c));
+    else if (parts)
+        snprintf(parts_of, sizeof parts_of, " for its partitions, leaving nothing for the heap");
+    return errf(err, errlen,
+                "%s: each of the %d PEs of %s needs %s of shared memory%s, but /dev/shm has %s free, %s per PE; a PE "
+                "would die of SIGBUS when it touched memory /dev/shm cannot back. %s, or make /dev/shm larger (mount "
+                "-o remount,size=<size> /dev/shm)",
+                vars, r.node_pes, where, each >= heap ? mib(each, a, sizeof a) : "more than 16 EiB", parts_of,
+                mib(r.free, c, sizeof c), mib(share, d, sizeof d), fix);
 }
 
 int shmemi_segments_create(char *err, size_t errlen) {
     shmemi_rt.page = (size_t)sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < SHMEMI_MAX_SEGS; i++)
+        backing[i] = (struct backing){.fd = -1};
     int n = 0;
     struct shmemi_seg *heap = &shmemi_rt.segs[n++];
     heap->role = SHMEMI_SEG_HEAP;
     heap->name = "symmetric heap";
     char heapvar[96];
-    const char *hv = shmemi_env_raw("SHMEM_SYMMETRIC_SIZE");
-    size_t heap_size = shmemi_env.symmetric_size;
-    if (!heap_size && heap_auto_size(&heap_size, err, errlen))
+    size_t heap_size = 0;
+    if (heap_size_checked(&heap_size, heapvar, sizeof heapvar, err, errlen))
         return -1;
-    if (hv && shmemi_env.symmetric_size)
-        snprintf(heapvar, sizeof heapvar, "SHMEM_SYMMETRIC_SIZE=%s", hv);
-    else
-        snprintf(heapvar, sizeof heapvar, "SHMEM_SYMMETRIC_SIZE=auto (%zu MiB here)", heap_size >> 20);
     shmemi_debug("the symmetric heap: %s", heapvar);
     if (create_anon(heap, "heap", heap_size, heapvar, NULL, err, errlen))
         return -1;
@@ -716,56 +947,64 @@ int shmemi_segments_create(char *err, size_t errlen) {
     struct shmemi_seg *in = &shmemi_rt.internal;
     in->role = SHMEMI_SEG_INTERNAL;
     in->name = "control block";
-    if (create_anon(in, "ctl", sizeof(struct shmemi_ctl), "the control block", NULL, err, errlen))
-        return -1;
+    return create_anon(in, "ctl", sizeof(struct shmemi_ctl), "the control block", NULL, err, errlen);
+}
 
+/* every PE's description of each segment, from shmemi_segments_agree to shmemi_segments_map */
+static struct seg_desc *descs;
+
+int shmemi_segments_agree(char *err, size_t errlen) {
     /* every PE must have the same segments: a mismatch means different environments or programs */
-    int nall = n + 1;
+    int n = shmemi_rt.nsegs, nall = n + 1;
+    struct shmemi_seg *in = &shmemi_rt.internal;
     struct seg_desc mine[SHMEMI_MAX_SEGS + 1];
     for (int i = 0; i < nall; i++) {
         struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
         mine[i] = (struct seg_desc){s->size, s->map_size, s->base_align,     s->role,    s->part_id,
                                     s->kind, 0,           (int32_t)getpid(), s->share_fd};
     }
-    struct seg_desc *all = calloc((size_t)shmemi_rt.n_pes * (size_t)nall, sizeof *all);
-    if (!all || shmemb_allgather(mine, all, sizeof(struct seg_desc) * (size_t)nall)) {
-        free(all);
+    free(descs);
+    struct seg_desc *all = descs = calloc((size_t)shmemi_rt.n_pes * (size_t)nall, sizeof *all);
+    if (!all || shmemb_allgather(mine, all, sizeof(struct seg_desc) * (size_t)nall))
         return errf(err, errlen, "bootstrap allgather failed");
-    }
     free(shmemi_rt.pids);
-    if (!(shmemi_rt.pids = calloc((size_t)shmemi_rt.n_pes, sizeof *shmemi_rt.pids))) {
-        free(all);
+    if (!(shmemi_rt.pids = calloc((size_t)shmemi_rt.n_pes, sizeof *shmemi_rt.pids)))
         return errf(err, errlen, "out of memory");
-    }
     for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
         shmemi_rt.pids[pe] = all[(size_t)pe * (size_t)nall].pid;
+    /* each PE is held against PE 0 (not against itself), so that every PE finds the same first difference and
+     * words it alike: shmem_init then prints it once for the job */
+    for (int pe = 1; pe < shmemi_rt.n_pes; pe++)
+        for (int i = 0; i < nall; i++) {
+            const struct seg_desc *d = &all[(size_t)pe * (size_t)nall + (size_t)i], *z = &all[i];
+            const struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
+            if (d->size != z->size || d->role != z->role || d->part_id != z->part_id)
+                return errf(err, errlen,
+                            "the %s is %llu bytes on PE 0 but %llu bytes on PE %d: every PE must run the same "
+                            "program with the same SHMEM_SYMMETRIC_SIZE and SHMEM_SYMMETRIC_PARTITION* settings",
+                            s->name, (unsigned long long)z->size, (unsigned long long)d->size, pe);
+            if (d->kind != z->kind) /* a KIND=LIBOMP partition on an offload device there, not here */
+                return errf(err, errlen,
+                            "the %s is %s memory on PE 0 but %s memory on PE %d: every PE must have the same kind of "
+                            "device for it (an OpenMP offload device for KIND=LIBOMP partitions)",
+                            s->name, z->kind == SHMEMI_MEM_DEVICE ? "GPU" : "host",
+                            d->kind == SHMEMI_MEM_DEVICE ? "GPU" : "host", pe);
+        }
     for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
         for (int i = 0; i < nall; i++) {
-            struct seg_desc *d = &all[(size_t)pe * (size_t)nall + (size_t)i];
-            if (d->size != mine[i].size || d->role != mine[i].role || d->part_id != mine[i].part_id) {
-                struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
-                int e = errf(err, errlen,
-                             "the %s is %llu bytes on PE %d but %llu bytes here: every PE must run the same "
-                             "program with the same SHMEM_SYMMETRIC_SIZE and SHMEM_SYMMETRIC_PARTITION* settings",
-                             s->name, (unsigned long long)d->size, pe, (unsigned long long)mine[i].size);
-                free(all);
-                return e;
-            }
-            if (d->kind != mine[i].kind) { /* a KIND=LIBOMP partition on an offload device here, not there */
-                struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
-                int e = errf(err, errlen,
-                             "the %s is %s memory on PE %d but %s memory here: every PE must have the same kind of "
-                             "device for it (an OpenMP offload device for KIND=LIBOMP partitions)",
-                             s->name, d->kind == SHMEMI_MEM_DEVICE ? "GPU" : "host", pe,
-                             mine[i].kind == SHMEMI_MEM_DEVICE ? "GPU" : "host");
-                free(all);
-                return e;
-            }
             struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
+            const struct seg_desc *d = &all[(size_t)pe * (size_t)nall + (size_t)i];
             if (d->base_align < s->base_align) /* allocation decisions must be the same everywhere: the least */
                 s->base_align = d->base_align;
         }
+    return 0;
+}
 
+int shmemi_segments_map(char *err, size_t errlen) {
+    int n = shmemi_rt.nsegs, nall = n + 1;
+    struct shmemi_seg *in = &shmemi_rt.internal, *heap = &shmemi_rt.segs[0], *st = &shmemi_rt.segs[1];
+    struct seg_desc *all = descs;
+    descs = NULL;
     for (int i = 0; i < nall; i++) {
         struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
         if (s->kind == SHMEMI_MEM_DEVICE ? import_device(s, err, errlen)
@@ -829,6 +1068,12 @@ void shmemi_segments_destroy(void) {
             munmap(s->base, s->map_size);
         if (s->alloc)
             shmemi_buddy_destroy(s->alloc);
+        if (i < shmemi_rt.nsegs && backing[i].fd >= 0)
+            close(backing[i].fd);
+        if (i < shmemi_rt.nsegs) {
+            free(backing[i].grains);
+            backing[i] = (struct backing){.fd = -1};
+        }
     }
     /* the control segment is kept: a late peer may still ring our bell while it finishes */
 }
@@ -865,6 +1110,45 @@ void shmemi_seg_exhausted(const struct shmemi_seg *s, const char *fn, size_t siz
             "gshmem: PE %d: %s(%zu bytes) returns NULL: the %s (%zu MiB, %zu bytes free) is exhausted; set %s larger "
             "(SHMEM_WARN_HEAP_EXHAUSTED=0 silences this line)\n",
             shmemi_rt.my_pe, fn, size, s->name, s->size >> 20, shmemi_buddy_bytes_free(s->alloc), var);
+}
+
+/* A NULL for an alignment that cannot be had says why, as exhaustion does. Every PE passes the same arguments (the
+ * call is collective), so PE 0 speaks for the job, once. */
+void shmemi_seg_misaligned(const struct shmemi_seg *s, const char *fn, size_t alignment, size_t size) {
+    static int said;
+    char why[160];
+    if (!alignment || alignment & (alignment - 1))
+        snprintf(why, sizeof why, "the alignment must be a power of two (1, 2, 4, ... up to %zu)", s->base_align);
+    else
+        snprintf(why, sizeof why,
+                 "the %s's base is aligned to %zu bytes, and a block to more than that cannot be promised", s->name,
+                 s->base_align);
+    if (!shmemi_env.heap_warn || said || shmemi_rt.my_pe != 0) {
+        shmemi_debug("%s(%zu, %zu) returns NULL: %s", fn, alignment, size, why);
+        return;
+    }
+    said = 1;
+    fprintf(stderr,
+            "gshmem: PE 0: %s(%zu, %zu bytes) returns NULL on every PE: %s (SHMEM_WARN_HEAP_EXHAUSTED=0 "
+            "silences this line)\n",
+            fn, alignment, size, why);
+}
+
+/* Said by the lowest PE whose reservation failed (they all return NULL): which request, the room left, what uses
+ * it. SHMEM_WARN_HEAP_EXHAUSTED=0 silences it, as it does exhaustion. */
+void shmemi_seg_unbacked(const struct shmemi_seg *s, const char *fn, size_t size, int err) {
+    struct room r = room_here(shmemi_rt.node_pes);
+    char a[32];
+    if (!shmemi_env.heap_warn) {
+        shmemi_debug("%s(%zu): /dev/shm cannot back it: %s", fn, size, strerror(err));
+        return;
+    }
+    fprintf(stderr,
+            "gshmem: PE %d: %s(%zu bytes) returns NULL on every PE: /dev/shm cannot back it on this PE's node (%s; "
+            "%s free for %d PEs), since other jobs or files took room there after shmem_init; free some (ls -l "
+            "/dev/shm) or allocate less (SHMEM_WARN_HEAP_EXHAUSTED=0 silences this line)\n",
+            shmemi_rt.my_pe, fn, size, strerror(err), r.free == UINT64_MAX ? "?" : mib(r.free, a, sizeof a),
+            r.node_pes);
 }
 
 const char *shmemi_partition_where(int id) {

@@ -34,10 +34,9 @@ static __attribute__((noreturn)) void init_fail(const char *fn, const char *msg)
 
 /* Some PE's GPU cannot map, or update atomically, a node peer's GPU memory, and the network that would carry those
  * operations to the owner cannot start: say which pair, what is missing, and what would help. */
-static __attribute__((noreturn)) void gpu_net_fail(const char *fn, const char *net_err) {
-    char msg[1400];
+static const char *gpu_net_why(char *msg, size_t len, const char *net_err) {
     const char *why = shmemi_gpu_peers_why_net();
-    snprintf(msg, sizeof msg,
+    snprintf(msg, len,
              "%s%s, but the network cannot start (%s). Either build gshmem with libfabric (or make it loadable: "
              "GSHMEM_WITH_OFI, SHMEM_OFI_PROVIDER=shm suits one node), or run the PEs that exchange GPU memory on "
              "GPUs with peer access and native atomics between them (nvidia-smi topo -p2p rw / -p2p a; one GPU for "
@@ -45,7 +44,12 @@ static __attribute__((noreturn)) void gpu_net_fail(const char *fn, const char *n
              "host memory (no SHMEM_SYMMETRIC_SIZE_DEVICE, no KIND=DEVICE partitions)",
              why ? why : "another PE's GPU cannot map, or update atomically, the GPU memory of a PE of its node",
              why ? "" : " (its own message says which)", net_err);
-    init_fail(fn, msg);
+    return msg;
+}
+
+static __attribute__((noreturn)) void gpu_net_fail(const char *fn, const char *net_err) {
+    char msg[1400];
+    init_fail(fn, gpu_net_why(msg, sizeof msg, net_err));
 }
 
 /* A check every PE makes at the same point of shmem_init (a setting's value): msg is this PE's failure, or NULL.
@@ -151,8 +155,7 @@ static void gpu_setup(int host_init, int kernel_init, const char *fn) {
     snprintf(shmemi_rt.place_gpu, sizeof shmemi_rt.place_gpu, "%.16s %.100s", shmemi_gtl->name,
              picked[0] ? picked : "(the device the application made current, or its only one)");
     size_t cpu_max = shmemi_gtl_coherent_setup(why, sizeof why);
-    if (cpu_max == (size_t)-1)
-        init_fail(fn, why);
+    init_check_all(fn, cpu_max == (size_t)-1 ? why : NULL); /* SHMEM_GPU_COHERENT=1 on every PE's GPU: said once */
     shmemi_rt.gpu_cpu_max = cpu_max;
     shmemi_rt.dev_local = shmemi_env.device_aware || host_init || kernel_init;
     shmemi_rt.gpu_provided = host_init;
@@ -276,7 +279,10 @@ static void do_init(int requested, const char *fn) {
         shmemb_allgather(&my_cpu, shmemi_rt.place_cpu, sizeof my_cpu))
         init_fail(fn, "cannot exchange the PEs' cores through the bootstrap");
     gpu_setup(gpu_bits & SHMEM_DEVICE_HOST_INIT, gpu_bits & SHMEM_DEVICE_KERNEL_INIT, fn);
-    if (shmemi_segments_create(err, sizeof err))
+    /* a setting no PE can honour (a size, a page size, a NUMA node) fails alike on every PE: said once */
+    init_check_all(fn, shmemi_segments_create(err, sizeof err) ? err : NULL);
+    init_check_all(fn, shmemi_segments_agree(err, sizeof err) ? err : NULL);
+    if (shmemi_segments_map(err, sizeof err))
         init_fail(fn, err);
     /* the network: for other nodes, and for GPU memory of this node's PEs that some PE's GPU cannot map, or not
      * update atomically (src/mem: then it registers no GPU memory, and each PE applies what comes for its own) */
@@ -292,7 +298,12 @@ static void do_init(int requested, const char *fn) {
                 shmemb_allgather(&lead, shmemi_rt.node_of, sizeof lead))
                 init_fail(fn, "cannot exchange the PEs' nodes through the bootstrap");
         }
-        if (shmemi_ofi_init(err, sizeof err)) {
+        /* every PE opens the network, or fails to, before any exchange: a provider or domain that is not there
+         * (SHMEM_OFI_PROVIDER, SHMEM_OFI_DOMAIN) is said once for the job */
+        char msg[1400];
+        int bad = shmemi_ofi_open(err, sizeof err) != 0;
+        init_check_all(fn, !bad ? NULL : remote ? err : gpu_net_why(msg, sizeof msg, err));
+        if (shmemi_ofi_connect(err, sizeof err)) {
             if (remote)
                 init_fail(fn, err);
             gpu_net_fail(fn, err);

@@ -1,6 +1,8 @@
 /* heap_default.c - habits of existing programs (ISx and others) under the default heap: a 1 GiB shmem_malloc that
- * nobody checks for NULL succeeds and costs only the pages touched; an exhausted heap says so in one line per PE
- * (none with SHMEM_WARN_HEAP_EXHAUSTED=0, argv[1] "silent"); shmem_align(0, n) and shmemalign(0, n) give NULL. */
+ * nobody checks for NULL succeeds and maps only the pages touched (it reserves them all in /dev/shm, which the
+ * resident set does not count); an exhausted heap says so in one line per PE
+ * (none with SHMEM_WARN_HEAP_EXHAUSTED=0, argv[1] "silent"); shmem_align(0, n), shmem_align(63, n) and
+ * shmemalign(0, n) give NULL, and PE 0 says why once. */
 #include "ftest.h"
 
 #include <stdint.h>
@@ -21,26 +23,37 @@ static long resident_mib(void) {
     return res * sysconf(_SC_PAGESIZE) / (long)MiB;
 }
 
-/* runs the failing allocations with stderr in a file; returns how many lines name the request and the variable */
-static int exhausted_lines(char *text, size_t len) {
+/* stderr into a file between capture() and captured(), which returns what was written there */
+static int cap_fd = -1, cap_saved = -1;
+static void capture(void) {
     char path[] = "/tmp/gshmem-heap-default-XXXXXX";
-    int fd = mkstemp(path), saved = dup(2);
-    REQUIRE(fd >= 0 && saved >= 0, "cannot capture stderr");
+    cap_fd = mkstemp(path);
+    cap_saved = dup(2);
+    REQUIRE(cap_fd >= 0 && cap_saved >= 0, "cannot capture stderr");
     unlink(path);
     fflush(stderr);
-    dup2(fd, 2);
-    void *a = shmem_malloc(SIZE_MAX / 4);
-    void *b = shmem_malloc(SIZE_MAX / 4); /* the second must not print again */
+    dup2(cap_fd, 2);
+}
+static int captured(char *text, size_t len) {
     fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    CHECK(a == NULL && b == NULL, "shmem_malloc(SIZE_MAX/4) != NULL");
-    ssize_t n = pread(fd, text, len - 1, 0);
-    close(fd);
+    dup2(cap_saved, 2);
+    close(cap_saved);
+    ssize_t n = pread(cap_fd, text, len - 1, 0);
+    close(cap_fd);
     text[n > 0 ? n : 0] = '\0';
     int lines = 0;
     for (char *p = text; (p = strstr(p, "returns NULL")) != NULL; p++)
         lines++;
+    return lines;
+}
+
+/* runs the failing allocations with stderr in a file; returns how many lines name the request and the variable */
+static int exhausted_lines(char *text, size_t len) {
+    capture();
+    void *a = shmem_malloc(SIZE_MAX / 4);
+    void *b = shmem_malloc(SIZE_MAX / 4); /* the second must not print again */
+    int lines = captured(text, len);
+    CHECK(a == NULL && b == NULL, "shmem_malloc(SIZE_MAX/4) != NULL");
     return lines;
 }
 
@@ -72,6 +85,19 @@ int main(int argc, char **argv) {
               "the line does not name the request, the heap size and SHMEM_SYMMETRIC_SIZE: %s", text);
     }
 
+    /* an alignment that is not a power of two gives NULL and, like exhaustion, says why: PE 0 for the job, once
+     * (issue 40) */
+    capture();
+    void *odd = shmem_align(63, 64);
+    void *odd2 = shmem_align(63, 64);
+    lines = captured(text, sizeof text);
+    CHECK(odd == NULL && odd2 == NULL, "shmem_align(63, 64) != NULL");
+    if (silent || me != 0)
+        CHECK(lines == 0, "%d lines about shmem_align(63, 64) on PE %d (expected none): %s", lines, me, text);
+    else
+        CHECK(lines == 1 && strstr(text, "shmem_align(63, 64 bytes) returns NULL on every PE") &&
+                  strstr(text, "power of two"),
+              "PE 0 does not say once why shmem_align(63, 64) is NULL: %s", text);
     CHECK(shmem_align(0, 64) == NULL, "shmem_align(0, 64) != NULL");
     CHECK(shmemalign(0, 64) == NULL, "shmemalign(0, 64) != NULL");
     CHECK(shmem_align(3, 64) == NULL, "shmem_align(3, 64) != NULL");

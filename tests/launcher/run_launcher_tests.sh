@@ -211,6 +211,18 @@ usage)
   RUN_PATH="$tmp/nompirun" run -H some-other-host.example -np 2 true
   expect_rc 127
   expect_err "^oshrun: -H with another machine hands the job to mpirun, but mpirun was not found in PATH"
+  # a hostfile that cannot serve is named before mpirun is looked for (issue 40)
+  RUN_PATH="$tmp/nompirun" run --hostfile "$tmp/nompirun/hosts" -np 2 true
+  expect_rc 2
+  expect_err "^oshrun: --hostfile $tmp/nompirun/hosts: cannot read it: No such file or directory"
+  RUN_PATH="$tmp/nompirun" run --machinefile="$tmp" -np 2 true
+  expect_rc 2
+  expect_err "^oshrun: --machinefile $tmp: a directory"
+  printf '# no machine\n\n' >"$tmp/nompirun/hosts"
+  RUN_PATH="$tmp/nompirun" run --hostfile "$tmp/nompirun/hosts" -np 2 true
+  expect_rc 2
+  expect_err "^oshrun: --hostfile $tmp/nompirun/hosts: the file names no machine"
+  echo "some-other-host.example slots=2" >"$tmp/nompirun/hosts"
   RUN_PATH="$tmp/nompirun" run --hostfile "$tmp/nompirun/hosts" -np 2 true
   expect_rc 127
   expect_err "^oshrun: --hostfile hands the job to mpirun, but mpirun was not found"

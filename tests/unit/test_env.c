@@ -166,6 +166,38 @@ static void part_bad(const char *name, const char *value) {
           value ? value : "(null)");
 }
 
+/* A rejected value must say what the key accepts (issue 40): each of want, '|'-separated, is in the message, and
+ * the whole form of the variable, which says nothing about the value, is not. */
+static void part_says(const char *value, const char *want) {
+    char err[512] = "", w[256];
+    struct shmemi_partition_cfg c;
+    int rc = shmemi_parse_partition("SHMEM_SYMMETRIC_PARTITION1", value, &c, err, sizeof err);
+    CHECK(rc == -1, "parse_partition(SHMEM_SYMMETRIC_PARTITION1=%s) accepted", value);
+    snprintf(w, sizeof w, "%s", want);
+    for (char *t = strtok(w, "|"); t; t = strtok(NULL, "|"))
+        CHECK(strstr(err, t) != NULL, "SHMEM_SYMMETRIC_PARTITION1=%s: message \"%s\" does not say \"%s\"", value, err,
+              t);
+    CHECK(!strstr(err, "PGSIZE=<size>"), "SHMEM_SYMMETRIC_PARTITION1=%s: message \"%s\" gives the whole form", value,
+          err);
+}
+
+static void test_partition_messages(void) {
+    part_says("SIZE=4M:PGSIZE=3M", "bad value '3M' for PGSIZE|the base page size|2M|1G");
+    part_says("SIZE=4M:PGSIZE=0", "bad value '0' for PGSIZE|the base page size|2M|1G");
+    part_says("SIZE=4M:POLICY=BIND=99", "bad value 'BIND=99' for POLICY|node 99|below 64");
+    part_says("SIZE=4M:POLICY=INTERLEAVE=0-64", "node 64|below 64");
+    part_says("SIZE=4M:POLICY=BIND=99999999999999999999999", "below 64");
+    part_says("SIZE=4M:POLICY=BIND=3-1", "3-1|backwards");
+    part_says("SIZE=4M:POLICY=BIND=0,", "ends with ','");
+    part_says("SIZE=4M:POLICY=BIND", "BIND needs its nodes|BIND=<nodes>");
+    part_says("SIZE=4M:POLICY=PREFERRED=0,1", "PREFERRED takes one node");
+    part_says("SIZE=4M:POLICY=SPREAD", "bad value 'SPREAD' for POLICY|DEFAULT, INTERLEAVE[=<nodes>], BIND=<nodes>");
+    part_says("SIZE=4M:KIND=TAPE", "bad value 'TAPE' for KIND|DEFAULT, HOST, DEVICE or LIBOMP");
+    part_says("SIZE=63", "bad value '63' for SIZE|from 64 to");
+    part_says("SIZE=4M:KIND=LIBOMP:OMP_DEVICE=x", "bad value 'x' for OMP_DEVICE|OpenMP device number");
+    part_says("SIZE=4M:PGSIZE=4k:PGSIZE=2M", "PGSIZE is given twice");
+}
+
 static void test_partition(void) {
     const char *P1 = "SHMEM_SYMMETRIC_PARTITION1";
     part_ok(P1, "SIZE=1G", 1, GiB, 0, SHMEMI_KIND_DEFAULT, SHMEMI_POLICY_DEFAULT);
@@ -543,6 +575,7 @@ int main(void) {
     test_size();
     test_bool();
     test_partition();
+    test_partition_messages();
     test_env_read();
     test_env_read_on();
     test_unknown();

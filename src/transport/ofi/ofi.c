@@ -2371,20 +2371,32 @@ static void signals_restore(const struct sigaction *saved) {
     }
 }
 
-static int ofi_init(char *err, size_t errlen);
+static int ofi_open(char *err, size_t errlen);
+static int ofi_connect(char *err, size_t errlen);
+/* what this PE tells the others, from ofi_open to ofi_connect */
+static struct ofi_card card;
 
-int shmemi_ofi_init(char *err, size_t errlen) {
+int shmemi_ofi_open(char *err, size_t errlen) {
     struct sigaction saved[SIG_KEPT];
     signals_save(saved);
-    int rc = ofi_init(err, errlen);
+    int rc = ofi_open(err, errlen);
+    signals_restore(saved);
+    return rc;
+}
+
+int shmemi_ofi_connect(char *err, size_t errlen) {
+    struct sigaction saved[SIG_KEPT];
+    signals_save(saved);
+    int rc = ofi_connect(err, errlen);
     signals_restore(saved);
     if (rc == 0)
         regions_guard();
     return rc;
 }
 
-static int ofi_init(char *err, size_t errlen) {
+static int ofi_open(char *err, size_t errlen) {
     int n = shmemi_rt.n_pes, rc;
+    memset(&card, 0, sizeof card);
     if (load_libfabric(err, errlen))
         return -1;
     ticks_start();
@@ -2483,15 +2495,15 @@ retry:
             return -1;
     }
 
-    struct ofi_card mine = {0};
+    struct ofi_card *mine = &card;
     size_t alen = ADDR_MAX;
-    if ((rc = fi_getname(&net.ep0.ep->fid, mine.addr, &alen))) {
+    if ((rc = fi_getname(&net.ep0.ep->fid, mine->addr, &alen))) {
         snprintf(err, errlen, "libfabric transport: fi_getname: %s (address longer than %d bytes?)", fi_strerror(-rc),
                  ADDR_MAX);
         return -1;
     }
-    mine.addrlen = (uint32_t)alen;
-    mine.pid = getpid();
+    mine->addrlen = (uint32_t)alen;
+    mine->pid = getpid();
     for (int si = 0; si < NSEG; si++) {
         struct shmemi_seg *s = si == SHMEMI_MAX_SEGS  ? &shmemi_rt.internal
                                : si < shmemi_rt.nsegs ? &shmemi_rt.segs[si]
@@ -2499,7 +2511,7 @@ retry:
         if (!s)
             continue;
         if (s->kind == SHMEMI_MEM_DEVICE) {
-            reg_gpu_seg(s, si, i, &mine);
+            reg_gpu_seg(s, si, i, mine);
             continue;
         }
         uint64_t local = net.mr_local ? FI_READ | FI_WRITE | FI_SEND | FI_RECV : 0;
@@ -2509,14 +2521,20 @@ retry:
                      s->name, s->map_size, i->fabric_attr->prov_name, fi_strerror(-rc));
             return -1;
         }
-        mine.key[si] = fi_mr_key(net.mr[si]);
-        mine.base[si] = (i->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)s->base : 0;
+        mine->key[si] = fi_mr_key(net.mr[si]);
+        mine->base[si] = (i->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)s->base : 0;
         if (net.mr_local) {
             net.lbase[si] = s->base;
             net.llen[si] = s->map_size;
             lrec_add(s->base, s->map_size, net.mr[si]);
         }
     }
+    return 0;
+}
+
+static int ofi_connect(char *err, size_t errlen) {
+    int n = shmemi_rt.n_pes;
+    struct fi_info *i = net.info;
     struct ofi_card *all = calloc((size_t)n, sizeof *all);
     net.addr = calloc((size_t)n, sizeof *net.addr);
     if (!all || !net.addr) {
@@ -2524,7 +2542,7 @@ retry:
         snprintf(err, errlen, "libfabric transport: out of memory");
         return -1;
     }
-    if (shmemb_allgather(&mine, all, sizeof mine)) {
+    if (shmemb_allgather(&card, all, sizeof card)) {
         free(all);
         snprintf(err, errlen, "libfabric transport: bootstrap allgather of addresses failed");
         return -1;

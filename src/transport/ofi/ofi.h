@@ -18,9 +18,12 @@
 /* 1 once the transport is up: some peer is reached through libfabric */
 SHMEMI_HIDDEN extern int shmemi_ofi_up;
 
-/* Opens the provider, registers every segment (user segments and the control block), exchanges addresses and keys
- * (collective over all PEs, through the bootstrap). Returns 0, or -1 with a message in err. */
-SHMEMI_HIDDEN int shmemi_ofi_init(char *err, size_t errlen);
+/* The transport's start, in two steps, each 0 or -1 with a message in err. open: this PE alone picks the provider
+ * (SHMEM_OFI_PROVIDER, SHMEM_OFI_DOMAIN), opens it and registers every segment (user segments and the control
+ * block); no bootstrap call, so every PE reaches its end, failed or not, and shmem_init can say a failure every PE
+ * shares once. connect: exchanges addresses and keys (collective over all PEs, through the bootstrap). */
+SHMEMI_HIDDEN int shmemi_ofi_open(char *err, size_t errlen);
+SHMEMI_HIDDEN int shmemi_ofi_connect(char *err, size_t errlen);
 /* Completes everything, stops the progress thread, closes the provider (collective: every PE calls it). */
 SHMEMI_HIDDEN void shmemi_ofi_fini(void);
 /* Removes the /dev/shm regions the provider keeps this PE's endpoints in (libfabric's shm provider), on the way out of

@@ -5,12 +5,13 @@
 
 int shmemi_ofi_up;
 
-int shmemi_ofi_init(char *err, size_t errlen) {
+int shmemi_ofi_open(char *err, size_t errlen) {
     snprintf(err, errlen,
              "some PEs are not on this node (or SHMEM_TRANSPORT=ofi is set), but this gshmem was built without "
              "libfabric; install libfabric-dev and rebuild, or run every PE on one node with SHMEM_TRANSPORT=auto");
     return -1;
 }
+int shmemi_ofi_connect(char *err, size_t errlen) { return shmemi_ofi_open(err, errlen); }
 void shmemi_ofi_fini(void) {}
 void shmemi_ofi_regions_unlink(void) {}
 const char *shmemi_ofi_describe(void) { return NULL; }
