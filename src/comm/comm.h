@@ -52,6 +52,7 @@ SHMEMI_HIDDEN size_t shmemi_wait_set(int mode, int block, void *ivars, size_t ne
  * safety net for wake-ups that race with going to sleep). */
 struct shmemi_waiter {
     unsigned long iter;
+    unsigned long turns; /* calls, never reset by the network's traffic as iter is: when the job counts it blocked */
     int sleeping;
     uint32_t seq;
     unsigned sleeps;
