@@ -1,7 +1,8 @@
 #!/bin/bash
 # lost_peer.sh: a link that goes down for good while PEs wait on local memory (issue 40, item 3). lost_peer runs
 # under run_netns.sh, one PE per namespace; PE 1 takes the veth down and both wait in shmem_signal_wait_until. PE 0's
-# wait must end within LIMIT seconds with a message naming PE 1 and its address (SHMEM_OFI_STALL_TIMEOUT=5 here).
+# wait must end within LIMIT seconds with a message naming PE 1 and its address (SHMEM_OFI_STALL_TIMEOUT=5 here),
+# and PE 1's likewise, naming PE 0.
 # Then this script brings the link back up: mpirun's own connection to namespace 1 crosses the same veth, and it
 # needs it to end the job there; the job must then end with a failure status, not time out.
 #
@@ -63,6 +64,9 @@ case "$rc" in
     124) fail "the job did not end (run_netns.sh timed out)" ;;
 esac
 grep -q 'from nowhere' "$out" && fail "a wait ended as if the signal had come"
+# PE 1 found out on its own, across the same link (its lines reach mpirun once the link is back)
+[ -n "$t_lost" ] && ! grep -qE 'gshmem: PE 1: shmem_signal_wait_until: lost the connection to PE 0 ' "$out" &&
+    fail "PE 1 did not say it lost PE 0"
 if [ "$fails" != 0 ]; then
     echo "--- output:" >&2
     cat "$out" >&2
