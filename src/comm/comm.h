@@ -52,6 +52,7 @@ SHMEMI_HIDDEN size_t shmemi_wait_set(int mode, int block, void *ivars, size_t ne
  * safety net for wake-ups that race with going to sleep). */
 struct shmemi_waiter {
     unsigned long iter;
+    unsigned long turns; /* calls, never reset by the network's traffic as iter is: when the job counts it blocked */
     int sleeping;
     uint32_t seq;
     unsigned sleeps;
@@ -88,7 +89,9 @@ SHMEMI_HIDDEN void shmemi_waiter_done(struct shmemi_waiter *w);
  * finalizes at exit in a step of its own (never a barrier of the program's) and says so to every PE. A wait that
  * runs long counts its thread as blocked; once some PE has left that way, blocked waiters look at the whole job, and
  * when no PE can run any more (every one blocked, or gone into finalize) and it stays so, the job ends with a
- * message naming the PE that left and the routine the others wait in. */
+ * message naming the PE that left and the routine the others wait in. Blocked waiters also read the state of the PEs
+ * they reach over the network, without waiting for the answers: one silent for SHMEM_OFI_STALL_TIMEOUT is lost (a
+ * link or node down) and ends the job, named with its address. */
 /* GONE is never written: a reader's word for a PE whose process no longer exists */
 enum shmemi_life_state { SHMEMI_LIFE_RUNNING, SHMEMI_LIFE_FINALIZING, SHMEMI_LIFE_LEFT, SHMEMI_LIFE_GONE };
 /* From a waiter's slow path: marks it blocked, and checks the job once a PE has left. */

@@ -25,7 +25,11 @@ static void futex_wait(uint32_t *addr, uint32_t val, long ns) {
 
 void shmemi_waiter_pause(struct shmemi_waiter *w) {
     unsigned long spin = shmemi_rt.wait_spin, yld = (unsigned long)shmemi_env.wait_yield;
-    if (SHMEMI_UNLIKELY(w->iter >= spin + yld)) /* past its spin and yields: blocked, as far as the job can tell */
+    /* Past its spin and yields: blocked, as far as the job can tell. Counted in turns since the wait began, not in
+     * `iter`, which serving a peer's request resets: a waiter that serves the other waiters' looks at the job (each
+     * a read of every PE's life word, every SCAN_NS) would otherwise never count as blocked nor look itself, and a
+     * job whose PE left ended only when the traffic happened to pause (4 PEs over tcp: 4-40 s instead of 3-5) */
+    if (SHMEMI_UNLIKELY(++w->turns > spin + yld))
         shmemi_life_tick(w);
     if (shmemi_ofi_up) {
         /* Drive the network ourselves while spinning: data lands without a switch to the progress thread. A

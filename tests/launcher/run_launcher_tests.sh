@@ -379,6 +379,17 @@ early_exit0_wait)
   expect_pes_gone
   expect_no_shm
   ;;
+stopped_peer)
+  # PE 1 stopped (SIGSTOP) for 7 s while PE 0 waits for its signal, over libfabric with SHMEM_OFI_STALL_TIMEOUT=3:
+  # held on this machine, not lost, so PE 0 goes on waiting and the job ends normally
+  run -np 2 "$CLIENT" stopped-peer 1 7
+  expect_rc 0
+  [ "$(grep -c '^PE [0-9]* done$' "$tmp/out")" = 2 ] || { fail "not every PE finished"; show; }
+  if [ "$elapsed_ms" -lt 7000 ]; then fail "took ${elapsed_ms} ms: PE 1 cannot have been stopped for 7 s"; fi
+  if grep -q 'lost the connection' "$tmp/err"; then fail "a stopped PE was taken for a lost one"; show; fi
+  expect_pes_gone
+  expect_no_shm
+  ;;
 early_exit1_wait)
   # exit(1) while a peer waits on a variable it was to write: the status reaches oshrun at once
   run -np "$NP" "$CLIENT" exit1-wait 1

@@ -58,6 +58,36 @@ int main(int argc, char **argv) {
         printf("PE %d done\n", me);
         return 0;
     }
+    if (!strcmp(mode, "stopped-peer")) {
+        /* target stops itself for `code` seconds (SIGSTOP, as a debugger holds a process) while PE 0 waits for its
+         * signal, and a process PE 0 forks continues it: a PE held on this machine is not a lost one, however long
+         * it stays silent, so the job ends normally */
+        static int pid;
+        static uint64_t sig;
+        pid = (int)getpid();
+        shmem_barrier_all();
+        if (me == 0) {
+            int tpid = shmem_int_g(&pid, target);
+            pid_t helper = fork();
+            if (helper == 0) {
+                sleep((unsigned)code);
+                kill(tpid, SIGCONT);
+                _exit(0);
+            }
+            if (helper < 0)
+                shmem_global_exit(3);
+        }
+        shmem_barrier_all();
+        if (me == target) {
+            raise(SIGSTOP);
+            shmem_signal_set(&sig, 1, 0);
+        }
+        if (me == 0)
+            shmem_signal_wait_until(&sig, SHMEM_CMP_EQ, 1);
+        shmem_finalize();
+        printf("PE %d done\n", me);
+        return 0;
+    }
     shmem_barrier_all();
     if (me == target) {
         if (!strcmp(mode, "abort"))

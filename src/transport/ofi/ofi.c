@@ -1363,6 +1363,83 @@ void shmemi_ofi_get(shmem_ctx_t ctx, struct shmemi_seg *s, size_t off, void *dst
         wait_posted(e);
 }
 
+/* ---- probes: reads no one waits for (comm/liveness.c asks whether PEs of other nodes still answer) ----
+ * One slot per peer: a read in flight, or its answer. A slot is the provider's until its read completes, so it lives
+ * here, not on the stack of the wait that posted it (that wait may well end first). A post is tried once per call,
+ * never in a loop: a provider that refuses it (-FI_EAGAIN: no connection to a peer that is gone or unreachable) must
+ * not hold up the wait, and the refusal counts as silence from the first try. Probes count among the posted
+ * operations like any read: a quiet waits for one in flight (a round trip), and one that never completes stalls the
+ * quiet until SHMEM_OFI_STALL_TIMEOUT, the limit liveness gives it too. */
+#define PROBE_MAX 64
+enum { PROBE_IDLE, PROBE_REFUSED, PROBE_FLYING };
+struct probe {
+    struct op_done d; /* first: left is 1 while the read is in flight */
+    int state;
+    uint64_t since; /* CLOCK_MONOTONIC ns of the first try of the read now asked for */
+    _Alignas(8) unsigned char buf[PROBE_MAX];
+};
+static struct probe *probes;     /* [n_pes] */
+static struct fid_mr *probes_mr; /* with mr_local */
+
+int shmemi_ofi_probe_poll(int pe, void *out, size_t len, uint64_t *since) {
+    struct probe *p = &probes[pe];
+    if (p->state == PROBE_IDLE)
+        return -1;
+    *since = p->since;
+    if (p->state == PROBE_REFUSED || __atomic_load_n(&p->d.left, __ATOMIC_ACQUIRE))
+        return 0;
+    memcpy(out, p->buf, len < PROBE_MAX ? len : PROBE_MAX);
+    p->state = PROBE_IDLE;
+    return 1;
+}
+
+int shmemi_ofi_probe_post(int pe, size_t off, size_t len) {
+    struct probe *p = &probes[pe];
+    struct ofi_ep *e = &net.ep0;
+    if (p->state == PROBE_FLYING || len > PROBE_MAX)
+        return 0;
+    if (p->state == PROBE_IDLE)
+        p->since = mono_ns();
+    p->d = (struct op_done){.left = 1};
+    struct iovec iov = {.iov_base = p->buf, .iov_len = len};
+    void *desc = probes_mr ? fi_mr_desc(probes_mr) : NULL;
+    if (net.mr_local)
+        lcheck(p->buf, len, desc, "shmem (libfabric transport): a probe of a peer");
+    struct fi_rma_iov rio = {
+        .addr = net.base[SHMEMI_MAX_SEGS][pe] + off, .len = len, .key = net.key[SHMEMI_MAX_SEGS][pe]};
+    struct fi_msg_rma m = {.msg_iov = &iov,
+                           .desc = &desc,
+                           .iov_count = 1,
+                           .addr = net.addr[pe],
+                           .rma_iov = &rio,
+                           .rma_iov_count = 1,
+                           .context = &p->d.fc};
+    /* counted before the post as POST does (see all_done), and taken back if none was made: until then the counter
+     * cannot reach `posted`, so no quiet takes the uncounted read for done */
+    __atomic_fetch_add(&e->posted, 1, __ATOMIC_SEQ_CST);
+    ssize_t rc = fi_readmsg(e->ep, &m, FI_COMPLETION);
+    if (rc) {
+        __atomic_fetch_sub(&e->posted, 1, __ATOMIC_SEQ_CST);
+        p->state = PROBE_REFUSED;
+        drive(e); /* (a refusal clears as the provider makes progress) */
+        return 1;
+    }
+    p->state = PROBE_FLYING;
+    return 1;
+}
+
+int shmemi_ofi_stall_limit(void) { return stall_limit(); }
+
+const char *shmemi_ofi_peer_addr(int pe, char *buf, size_t len) {
+    char raw[ADDR_MAX];
+    size_t rawlen = sizeof raw, n = len;
+    if (!shmemi_ofi_up || fi_av_lookup(net.av, net.addr[pe], raw, &rawlen) || rawlen > sizeof raw)
+        snprintf(buf, len, "address unknown");
+    else
+        fi_av_straddr(net.av, raw, buf, &n);
+    return buf;
+}
+
 /* ---- atomics ---- */
 
 static uint64_t native_amo(struct ofi_ep *e, int op, int si, size_t off, uint64_t value, uint64_t cond, size_t size,
@@ -2589,6 +2666,12 @@ static int ofi_connect(char *err, size_t errlen) {
         }
     }
     free(all);
+    if (!(probes = calloc((size_t)n, sizeof *probes))) {
+        snprintf(err, errlen, "libfabric transport: out of memory");
+        return -1;
+    }
+    if (net.mr_local)
+        probes_mr = lreg(probes, (size_t)n * sizeof *probes, FI_READ, "shmem_init (libfabric transport)");
     snprintf(net.desc, sizeof net.desc, "%s on %s (max message %zu B, inject %zu B, %s atomics%s)",
              i->fabric_attr->prov_name, i->domain_attr->name, net.max_msg, net.inject,
              net.am                                ? "message"
@@ -2644,6 +2727,11 @@ void shmemi_ofi_fini(void) {
     regions_unguard();
     stage_unpin();
     scratch_close_all();
+    if (probes_mr)
+        lclose(probes_mr);
+    probes_mr = NULL;
+    free(probes);
+    probes = NULL;
     if (net.am_mr)
         lclose(net.am_mr);
     net.am_mr = NULL;

@@ -74,6 +74,18 @@ SHMEMI_HIDDEN int shmemi_ofi_gpu_reachable(const struct shmemi_seg *s);
 enum { SHMEMI_DRIVE_STOP, SHMEMI_DRIVE_START, SHMEMI_DRIVE_HANDOFF };
 SHMEMI_HIDDEN void shmemi_ofi_driving(int how);
 
+/* Probes (comm/liveness.c: do PEs of other nodes still answer?): a read of len bytes (at most 64) at offset off of pe's
+ * control block that no one waits for, one per peer at a time. post: tries to post it once, never waiting (returns 1
+ * when it tried, 0 when one is in flight already); a refused try is tried again by the next post. poll: 1 with the
+ * answer in out (the peer's slot is then free for the next post), 0 while the read is in flight or refused, -1 when
+ * none was asked for; *since: the first try (CLOCK_MONOTONIC ns). One thread at a time. */
+SHMEMI_HIDDEN int shmemi_ofi_probe_post(int pe, size_t off, size_t len);
+SHMEMI_HIDDEN int shmemi_ofi_probe_poll(int pe, void *out, size_t len, uint64_t *since);
+/* Seconds without progress on the network before a PE ends the job (SHMEM_OFI_STALL_TIMEOUT as resolved; 0: never) */
+SHMEMI_HIDDEN int shmemi_ofi_stall_limit(void);
+/* pe's network address as the provider writes it (tcp: fi_sockaddr_in://10.0.0.2:41234), for messages */
+SHMEMI_HIDDEN const char *shmemi_ofi_peer_addr(int pe, char *buf, size_t len);
+
 /* Contexts: the endpoint a new context uses (today endpoint 0 for all), and its release. */
 SHMEMI_HIDDEN void shmemi_ofi_ctx_create(struct gshmem_ctx *c);
 SHMEMI_HIDDEN void shmemi_ofi_ctx_destroy(struct gshmem_ctx *c);

@@ -37,5 +37,12 @@ int shmemi_ofi_gpu_reachable(const struct shmemi_seg *s) {
     return 0;
 }
 void shmemi_ofi_driving(int how) {}
+int shmemi_ofi_probe_post(int pe, size_t off, size_t len) { return 0; }
+int shmemi_ofi_probe_poll(int pe, void *out, size_t len, uint64_t *since) { return -1; }
+int shmemi_ofi_stall_limit(void) { return 0; }
+const char *shmemi_ofi_peer_addr(int pe, char *buf, size_t len) {
+    snprintf(buf, len, "address unknown");
+    return buf;
+}
 void shmemi_ofi_ctx_create(struct gshmem_ctx *c) { c->net = NULL; }
 void shmemi_ofi_ctx_destroy(struct gshmem_ctx *c) {}
