@@ -1088,8 +1088,10 @@ static void __attribute__((noreturn, format(printf, 2, 3))) startup_failure(int 
 /* Runs in the child between fork and exec; only async-signal-safe work and setenv (the child has one thread). */
 static void __attribute__((noreturn))
 child(struct pe *p, int bootfd, int in_fd, int out_fd, int err_fd, int errpipe, pid_t parent) {
-    setpgid(0, job.pgid);             /* job.pgid == 0 for PE 0: it founds the group */
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* oshrun killed with SIGKILL: no orphaned PEs */
+    setpgid(0, job.pgid); /* job.pgid == 0 for PE 0: it founds the group */
+    /* oshrun killed with SIGKILL: no orphaned PEs. A PE's library replaces it with its own watch once it is up (a
+     * line, and its /dev/shm files removed: src/bootstrap/watch.c); programs without gshmem keep it. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(1);
     if (in_fd >= 0)

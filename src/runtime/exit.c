@@ -1,11 +1,13 @@
 /* exit.c - the exit hook: a PE that ends without shmem_finalize (return from main, exit) is finalized at exit with
  * status 0, in finalize's own synchronization (comm/liveness.c), and says so in one line, or ends the job at once with
- * a non-zero status; and the job-wide abort every fatal error ends in (core/error.c calls it through abort_job). */
+ * a non-zero status; the job-wide abort every fatal error ends in (core/error.c calls it through abort_job); and what
+ * a PE whose launcher is gone removes before it ends (bootstrap/watch.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "bootstrap/bootstrap.h"
 #include "comm/comm.h"
+#include "mem/mem.h"
 #include "runtime/runtime.h"
 #include "transport/ofi/ofi.h"
 
@@ -33,7 +35,16 @@ static void at_exit(int status, void *arg) {
     fprintf(stderr, "gshmem: PE %d exited without calling shmem_finalize; finalized it\n", me);
 }
 
+/* The launcher is gone (bootstrap/watch.c), and with it whoever would remove what this PE leaves in /dev/shm. Runs on
+ * the watch's thread; both calls are safe beside whatever this PE's other threads do. */
+static void launcher_gone(void) {
+    shmemi_ofi_regions_unlink();
+    shmemi_segments_unlink_names();
+}
+
 void shmemi_abort_setup(void) { shmemi_rt.abort_job = abort_job; }
+
+void shmemi_watch_setup(void) { shmemb_watch_cleanup(launcher_gone); }
 
 void shmemi_exit_setup(void) {
     static int done;

@@ -481,6 +481,41 @@ launcher_killed)
   wait $bgpid 2>/dev/null
   expect_pes_gone
   ;;
+launcher_gone | ofishm_launcher_gone)
+  # oshrun killed with SIGKILL while PE 0 computes, PE 1 waits in shmem_long_wait_until and PE 2 in
+  # shmem_barrier_all: each PE says in one line that its launcher is gone and ends within seconds, leaving nothing in
+  # /dev/shm (over libfabric's shm provider too, whose regions nobody else removes once oshrun is gone)
+  [ "$case_name" = ofishm_launcher_gone ] && export SHMEM_TRANSPORT=ofi SHMEM_OFI_PROVIDER=shm
+  start_bg 3 -np 3 "$CLIENT" orphan 1 || exit 1
+  sleep 0.5 # into their waits
+  t0=$(date +%s%N)
+  kill -KILL $bgpid
+  wait $bgpid 2>/dev/null
+  # reparented, a PE that has ended is a zombie until init reaps it: that counts as gone
+  for p in $(sed -n 's/.* pid \([0-9]*\) .*/\1/p' "$tmp/out"); do
+    while kill -0 "$p" 2>/dev/null && ! grep -qE '^[0-9]+ \(.*\) [ZX]' "/proc/$p/stat" 2>/dev/null &&
+      [ $((($(date +%s%N) - t0) / 1000000)) -lt $((QUICK_S * 1000)) ]; do
+      sleep 0.1
+    done
+    if kill -0 "$p" 2>/dev/null && ! grep -qE '^[0-9]+ \(.*\) [ZX]' "/proc/$p/stat" 2>/dev/null; then
+      fail "PE process $p still runs ${QUICK_S} s after oshrun was killed"
+      kill -9 "$p" 2>/dev/null
+    fi
+  done
+  for r in 0 1 2; do
+    expect_err "^gshmem: PE $r: its launcher oshrun \(pid $bgpid\) is gone \(.*\); this PE ends too, with exit status 1\$"
+  done
+  expect_stderr_lines 3
+  expect_no_shm
+  if [ "$case_name" = launcher_gone ]; then
+    # past shmem_finalize the watch is gone: oshrun's PR_SET_PDEATHSIG is back, and still ends the PEs
+    start_bg 2 -np 2 "$CLIENT" finalize-hang || exit 1
+    sleep 0.5
+    kill -KILL $bgpid
+    wait $bgpid 2>/dev/null
+    expect_pes_gone
+  fi
+  ;;
 env_validation)
   clean="env -u GSHMEM_BOOT_FD -u GSHMEM_RANK -u GSHMEM_SIZE -u GSHMEM_JOBID"
   $clean GSHMEM_SIZE=4 GSHMEM_RANK=1 "$CLIENT" ok >"$tmp/out" 2>"$tmp/err"

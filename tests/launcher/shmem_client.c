@@ -111,6 +111,22 @@ int main(int argc, char **argv) {
     if (!strcmp(mode, "hang"))
         for (;;)
             pause();
+    if (!strcmp(mode, "finalize-hang")) { /* a PE that runs on past shmem_finalize */
+        shmem_finalize();
+        for (;;)
+            pause();
+    }
+    if (!strcmp(mode, "orphan")) {
+        /* the launcher is killed meanwhile: PE 0 computes, the target waits on a flag nobody sets, the others wait in
+         * a barrier; none of them calls the library again by itself */
+        if (me == 0 && me != target) {
+            volatile unsigned long spin = 0;
+            for (;;)
+                spin++;
+        }
+        if (me == target)
+            shmem_long_wait_until(&flag, SHMEM_CMP_NE, 0);
+    }
     shmem_barrier_all(); /* the others wait here until oshrun tears them down */
     shmem_finalize();
     return 0;
