@@ -16,6 +16,7 @@ struct shmemb_ops {
     int (*barrier)(void);
     int (*finalize)(void);
     void (*abort)(int code, const char *msg) __attribute__((noreturn));
+    void (*exit_abort)(int code, const char *msg) __attribute__((noreturn)); /* (abort where nothing differs) */
 };
 
 /* PEs of oshrun (GSHMEM_BOOT_FD), or a singleton when no launcher started the program */

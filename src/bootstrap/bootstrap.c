@@ -163,3 +163,10 @@ void shmemb_abort(int code, const char *msg) {
         shmemb_say("gshmem: %s", msg);
     _exit(code);
 }
+
+void shmemb_exit_abort(int code, const char *msg) {
+    shmemb_watch_quiet();
+    if (ops)
+        ops->exit_abort(code, msg);
+    shmemb_abort(code, msg);
+}

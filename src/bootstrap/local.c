@@ -289,7 +289,8 @@ static int local_finalize(void) {
     return 0;
 }
 
-static void local_abort(int code, const char *msg) {
+/* type: ABORT, or EXIT (oshrun lets the other PEs settle first) */
+static void __attribute__((noreturn)) end_job(uint32_t type, int code, const char *msg) {
     size_t len = msg ? strnlen(msg, BOOT_MAX_ABORT_MSG - 1) : 0;
     int told = 0;
     if (boot.state == 1 && !boot.singleton) {
@@ -299,7 +300,7 @@ static void local_abort(int code, const char *msg) {
         clock_gettime(CLOCK_REALTIME, &dl);
         dl.tv_sec += 1;
         int locked = pthread_mutex_timedlock(&boot.send_lock, &dl) == 0;
-        told = send_msg(BOOT_ABORT, (uint32_t)code, msg, len) == 0;
+        told = send_msg(type, (uint32_t)code, msg, len) == 0;
         if (locked)
             pthread_mutex_unlock(&boot.send_lock);
     }
@@ -327,6 +328,10 @@ static void local_abort(int code, const char *msg) {
     _exit(code);
 }
 
+static void local_abort(int code, const char *msg) { end_job(BOOT_ABORT, code, msg); }
+
+static void __attribute__((noreturn)) local_exit_abort(int code, const char *msg) { end_job(BOOT_EXIT, code, msg); }
+
 const struct shmemb_ops shmemb_local_ops = {
     .name = "local",
     .available = 1,
@@ -335,4 +340,5 @@ const struct shmemb_ops shmemb_local_ops = {
     .barrier = local_barrier,
     .finalize = local_finalize,
     .abort = local_abort,
+    .exit_abort = local_exit_abort,
 };

@@ -34,6 +34,7 @@ const struct shmemb_ops shmemb_pmix_ops = {
     .barrier = nopmix_barrier,
     .finalize = nopmix_finalize,
     .abort = nopmix_abort,
+    .exit_abort = nopmix_abort,
 };
 
 #else
@@ -482,6 +483,7 @@ const struct shmemb_ops shmemb_pmix_ops = {
     .barrier = pmix_barrier,
     .finalize = pmix_finalize,
     .abort = pmix_abort,
+    .exit_abort = pmix_abort, /* mpirun and srun end the job as they see fit */
 };
 
 #endif

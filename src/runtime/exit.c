@@ -17,6 +17,12 @@ static __attribute__((noreturn)) void abort_job(int status, const char *msg) {
     shmemb_abort(status, msg);
 }
 
+/* the same for a PE that exits non-zero: its launcher may let the others end on their own first */
+static __attribute__((noreturn)) void exit_job(int status, const char *msg) {
+    shmemi_ofi_regions_unlink();
+    shmemb_exit_abort(status, msg);
+}
+
 static void at_exit(int status, void *arg) {
     (void)arg;
     if (shmemi_rt.init_state != 1)
@@ -27,7 +33,7 @@ static void at_exit(int status, void *arg) {
         snprintf(msg, sizeof msg, "ended with exit status %d without calling shmem_finalize; terminating the job",
                  status);
         fflush(stdout);
-        abort_job(status, msg);
+        exit_job(status, msg);
     }
     int me = shmemi_rt.my_pe;
     shmemi_finalize(1);

@@ -297,6 +297,33 @@ noshmem_fail)
   expect_stderr_lines 1
   expect_pes_gone
   ;;
+last_words)
+  # PE 1 exits 3 at once; the others print a line a moment later on their own way out (as a program that finds the
+  # wrong number of PEs does). oshrun used to kill them at once: the line was lost. A file says when PE 1 is done.
+  for i in 1 2 3 4 5; do
+    for tag in "" --tag-output; do
+      run -np 3 $tag sh -c 'if [ "$GSHMEM_RANK" = 1 ]; then : >"$0"; exit 3; fi
+        while [ ! -e "$0" ]; do sleep 0.01; done; sleep 0.1; echo "PE $GSHMEM_RANK: last words" >&2; exit 1' "$tmp/lw$i$tag"
+      expect_rc 3
+      expect_quick
+      expect_err '^oshrun: PE 1 \(pid [0-9]+\) exited with status 3; terminating the job$'
+      for r in 0 2; do expect_err "^(\[PE $r\] )?PE $r: last words\$"; done
+    done
+  done
+  ;;
+api_last_words)
+  # the same through the library: PE 1 returns 3 from main (the exit hook ends the job); the others print with
+  # printf (buffered, flushed at exit) and return 1 a moment later
+  for i in 1 2 3 4 5; do
+    run -np 3 "$CLIENT" last-words 1 3 "$tmp/lw$i"
+    expect_rc 3
+    expect_quick
+    expect_err '^oshrun: PE 1: ended with exit status 3 without calling shmem_finalize; terminating the job$'
+    for r in 0 2; do expect_out "^PE $r: last words\$"; done
+    expect_pes_gone
+    expect_no_shm
+  done
+  ;;
 global_exit)
   run -np 4 "$CLIENT" abort 2 7
   expect_rc 7
