@@ -34,6 +34,12 @@
 #include "topo/topo.h"
 
 #define KILL_GRACE_MS 2000 /* SIGTERM, then SIGKILL this much later */
+/* When a PE ends on its own with a failure (it exits non-zero, or its exit hook says so, or it is killed), the others
+ * get this long to end on their own before the SIGTERM: a PE that reaches its own end a moment later (its message why
+ * it cannot run, its exit flushing what it printed) is then heard, not killed mid-way. PEs that asked oshrun to end
+ * the job only wait to be killed: once every PE left is one of them, the SIGTERM goes at once. shmem_global_exit and
+ * the library's fatal errors (ABORT) end the job at once, as before. */
+#define SETTLE_MS 1000
 #define MAX_NPES 4096
 #define LINE_MAX_TAG 4096 /* a tagged line longer than this is split */
 #define MAX_FWD 256       /* options kept for mpirun */
@@ -65,7 +71,8 @@ struct pe {
     pid_t pid;
     int fd; /* our end of the boot socket, -1 once closed */
     int hello, finalized, reaped;
-    int status; /* wait status once reaped */
+    int aborted; /* sent ABORT or EXIT: it waits for oshrun to end it */
+    int status;  /* wait status once reaped */
     struct timespec reap_time;
     /* message being read */
     struct boot_hdr hdr;
@@ -114,13 +121,20 @@ static struct {
     int tearing_down;
     int exit_code;
     int term_sent, kill_sent;
+    long long term_at_ms; /* a PE failed: SIGTERM to the others then (SETTLE_MS) */
     long long kill_at_ms;
     long long timeout_at_ms;
     int forwarded_sig; /* last signal forwarded to the PEs, 0 if none */
     /* stdin forwarding to PE 0 when stdin is our terminal */
     int stdin_fwd;  /* 1 while we read fd 0 */
     int stdin_pipe; /* write end towards PE 0, -1 if none */
-} job = {.sigfd = -1, .relay = {-1, -1}, .stdin_pipe = -1, .timeout_at_ms = -1, .kill_at_ms = -1, .bind = -1};
+} job = {.sigfd = -1,
+         .relay = {-1, -1},
+         .stdin_pipe = -1,
+         .timeout_at_ms = -1,
+         .term_at_ms = -1,
+         .kill_at_ms = -1,
+         .bind = -1};
 
 static const int fwd_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
@@ -640,26 +654,60 @@ static void signal_group(int sig) {
             kill(job.pes[r].pid, sig);
 }
 
-/* Starts tearing the job down; the first caller decides the exit code and the message. */
-static void fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(int code, const char *fmt, ...) {
+static void terminate_pes(void) {
+    if (job.term_sent || job.nreaped == job.npes)
+        return;
+    signal_group(SIGTERM);
+    job.term_sent = 1;
+    job.kill_at_ms = now_ms() + KILL_GRACE_MS;
+}
+
+/* Starts tearing the job down, the SIGTERM after settle_ms; the first caller decides the exit code and the message. */
+static void end_job(int settle_ms, int code, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+static void end_job(int settle_ms, int code, const char *fmt, va_list ap) {
     if (job.tearing_down)
         return;
     job.tearing_down = 1;
     job.exit_code = code;
     if (fmt) {
         char msg[BOOT_MAX_ABORT_MSG + 256];
-        va_list ap;
-        va_start(ap, fmt);
         vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
         note("oshrun: %s", msg);
     }
-    if (job.nreaped < job.npes) {
-        signal_group(SIGTERM);
-        job.term_sent = 1;
-        job.kill_at_ms = now_ms() + KILL_GRACE_MS;
-    }
+    if (settle_ms > 0)
+        job.term_at_ms = now_ms() + settle_ms;
+    else
+        terminate_pes();
+}
+
+/* oshrun's own reasons (--timeout, protocol errors): the PEs are stopped at once */
+static void fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(int code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    end_job(0, code, fmt, ap);
+    va_end(ap);
+}
+
+/* A PE failed (exited, was killed, or asked oshrun to end the job): the others may settle first (SETTLE_MS) */
+static void pe_failed(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void pe_failed(int code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    end_job(SETTLE_MS, code, fmt, ap);
+    va_end(ap);
+}
+
+/* The settling ends when its time is up, or when every PE still running only waits to be killed */
+static void check_settled(void) {
+    if (!job.tearing_down || job.term_sent || job.term_at_ms < 0)
+        return;
+    int waiting = 1;
+    for (int r = 0; r < job.npes && waiting; r++)
+        if (!job.pes[r].reaped && !job.pes[r].aborted)
+            waiting = 0;
+    if (waiting || now_ms() >= job.term_at_ms)
+        terminate_pes();
 }
 
 static const char *pe_desc(struct pe *p, char *buf, size_t n) {
@@ -724,17 +772,17 @@ static void check_stuck(void) {
             continue;
         char d[64];
         if (p->finalized) {
-            fail(1,
-                 "%s called shmem_finalize while PE %d waits in a start-up exchange or barrier of the bootstrap; "
-                 "terminating the job",
-                 pe_desc(p, d, sizeof d), waiter);
+            pe_failed(1,
+                      "%s called shmem_finalize while PE %d waits in a start-up exchange or barrier of the bootstrap; "
+                      "terminating the job",
+                      pe_desc(p, d, sizeof d), waiter);
             return;
         }
         if (p->reaped) {
-            fail(1,
-                 "%s exited without joining the start-up exchange PE %d waits in (did it call shmem_init?); "
-                 "terminating the job",
-                 pe_desc(p, d, sizeof d), waiter);
+            pe_failed(1,
+                      "%s exited without joining the start-up exchange PE %d waits in (did it call shmem_init?); "
+                      "terminating the job",
+                      pe_desc(p, d, sizeof d), waiter);
             return;
         }
     }
@@ -818,18 +866,22 @@ static void handle_msg(struct pe *p) {
         if (++job.nposted == job.npes)
             complete_allgather();
         break;
-    case BOOT_ABORT: {
+    case BOOT_ABORT:
+    case BOOT_EXIT: {
         int code = (int)(int32_t)p->hdr.arg;
         const char *msg = p->body ? p->body : "";
+        p->aborted = 1;
+        void (*end)(int, const char *, ...) __attribute__((format(printf, 2, 3))) =
+            p->hdr.type == BOOT_EXIT ? pe_failed : fail;
         if (msg[0])
-            fail(code, "PE %d: %s", p->rank, msg);
+            end(code, "PE %d: %s", p->rank, msg);
         else if (code != 0)
-            fail(code,
-                 "PE %d ended the job with status %d (shmem_global_exit, or the error it reported above); "
-                 "terminating the job",
-                 p->rank, code);
+            end(code,
+                "PE %d ended the job with status %d (shmem_global_exit, or the error it reported above); "
+                "terminating the job",
+                p->rank, code);
         else
-            fail(code, NULL);
+            end(code, NULL);
         break;
     }
     case BOOT_FINALIZE: p->finalized = 1; break;
@@ -864,7 +916,7 @@ static void read_pe(struct pe *p) {
             p->hdr_got += (size_t)n;
             if (p->hdr_got < sizeof p->hdr)
                 continue;
-            uint64_t max = p->hdr.type == BOOT_ABORT ? BOOT_MAX_ABORT_MSG : BOOT_MAX_BLOB;
+            uint64_t max = p->hdr.type == BOOT_ABORT || p->hdr.type == BOOT_EXIT ? BOOT_MAX_ABORT_MSG : BOOT_MAX_BLOB;
             if (p->hdr.len > max) {
                 fail(1, "protocol error: %s sent a %llu-byte message (type %u); terminating the job",
                      pe_desc(p, d, sizeof d), (unsigned long long)p->hdr.len, (unsigned)p->hdr.type);
@@ -939,16 +991,16 @@ static void pe_exited(struct pe *p, int status) {
     pe_desc(p, d, sizeof d);
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
-        fail(128 + sig, "%s was killed by signal %d (%s)%s; terminating the job", d, sig, strsignal(sig),
-             sig == job.forwarded_sig ? " forwarded by oshrun" : "");
+        pe_failed(128 + sig, "%s was killed by signal %d (%s)%s; terminating the job", d, sig, strsignal(sig),
+                  sig == job.forwarded_sig ? " forwarded by oshrun" : "");
     } else if (WIFEXITED(status)) {
         int st = WEXITSTATUS(status);
         int no_fin = p->hello && !p->finalized;
         if (st != 0)
-            fail(st, "%s exited with status %d%s; terminating the job", d, st,
-                 no_fin ? " without calling shmem_finalize" : "");
+            pe_failed(st, "%s exited with status %d%s; terminating the job", d, st,
+                      no_fin ? " without calling shmem_finalize" : "");
         else if (no_fin)
-            fail(1, "%s exited with status 0 without calling shmem_finalize; terminating the job", d);
+            pe_failed(1, "%s exited with status 0 without calling shmem_finalize; terminating the job", d);
     }
 }
 
@@ -1114,8 +1166,10 @@ static void __attribute__((noreturn, format(printf, 2, 3))) startup_failure(int 
 /* Runs in the child between fork and exec; only async-signal-safe work and setenv (the child has one thread). */
 static void __attribute__((noreturn))
 child(struct pe *p, int bootfd, int in_fd, int out_fd, int err_fd, int errpipe, pid_t parent) {
-    setpgid(0, job.pgid);             /* job.pgid == 0 for PE 0: it founds the group */
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* oshrun killed with SIGKILL: no orphaned PEs */
+    setpgid(0, job.pgid); /* job.pgid == 0 for PE 0: it founds the group */
+    /* oshrun killed with SIGKILL: no orphaned PEs. A PE's library replaces it with its own watch once it is up (a
+     * line, and its /dev/shm files removed: src/bootstrap/watch.c); programs without gshmem keep it. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(1);
     if (in_fd >= 0)
@@ -1409,6 +1463,8 @@ int main(int argc, char **argv) {
         long long now = now_ms(), wake = -1;
         if (job.kill_at_ms >= 0 && !job.kill_sent)
             wake = job.kill_at_ms;
+        if (job.term_at_ms >= 0 && !job.term_sent && (wake < 0 || job.term_at_ms < wake))
+            wake = job.term_at_ms;
         if (job.timeout_at_ms >= 0 && !job.tearing_down && (wake < 0 || job.timeout_at_ms < wake))
             wake = job.timeout_at_ms;
         int timeout = wake < 0 ? -1 : wake <= now ? 0 : (int)(wake - now > INT_MAX ? INT_MAX : wake - now);
@@ -1440,6 +1496,7 @@ int main(int argc, char **argv) {
                 forward_stdin();
         }
         check_stuck();
+        check_settled();
         now = now_ms();
         if (job.timeout_at_ms >= 0 && !job.tearing_down && now >= job.timeout_at_ms)
             fail(124, "the job ran longer than --timeout %g seconds; terminating the job", job.timeout_s);

@@ -148,12 +148,25 @@ int shmemb_allgather(const void *in, void *out, size_t len) {
 
 int shmemb_barrier(void) { return ops ? ops->barrier() : not_up("barrier"); }
 
-int shmemb_finalize(void) { return ops ? ops->finalize() : 0; }
+int shmemb_finalize(void) {
+    if (!ops)
+        return 0;
+    shmemb_watch_stop(); /* the launcher may end before this PE from here on */
+    return ops->finalize();
+}
 
 void shmemb_abort(int code, const char *msg) {
+    shmemb_watch_quiet(); /* the launcher is asked to end the job: its end is no news */
     if (ops)
         ops->abort(code, msg);
     if (msg && *msg)
         shmemb_say("gshmem: %s", msg);
     _exit(code);
+}
+
+void shmemb_exit_abort(int code, const char *msg) {
+    shmemb_watch_quiet();
+    if (ops)
+        ops->exit_abort(code, msg);
+    shmemb_abort(code, msg);
 }

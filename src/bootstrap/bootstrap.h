@@ -29,6 +29,12 @@ SHMEMB_HIDDEN int shmemb_finalize(void);
 /* Asks the launcher to tear the whole job down and exit with `code`; msg (may be NULL) is printed by the launcher.
  * Does not return: if no launcher answers, the process exits with `code` itself. */
 SHMEMB_HIDDEN __attribute__((noreturn)) void shmemb_abort(int code, const char *msg);
+/* The same for a PE that exits with the non-zero status `code` without shmem_finalize (the exit hook): the launcher
+ * may let the other PEs end on their own for a moment first (oshrun does), so that what they print then is seen. */
+SHMEMB_HIDDEN __attribute__((noreturn)) void shmemb_exit_abort(int code, const char *msg);
+/* What a PE whose launcher is gone runs before it ends (the runtime's: libfabric's shared-memory regions, segment
+ * names not yet removed): see watch.c. May run on another thread while this one is anywhere. */
+SHMEMB_HIDDEN void shmemb_watch_cleanup(void (*cleanup)(void));
 /* The backends this build has, for shmem_info's build line, e.g. "local (oshrun), pmix, singleton". */
 SHMEMB_HIDDEN const char *shmemb_backends(void);
 

@@ -5,10 +5,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -32,14 +34,17 @@ static struct {
     pthread_mutex_t coll_lock; /* one collective at a time */
     pthread_mutex_t send_lock; /* whole messages on the wire; abort may come from another thread mid-collective */
     int *ranks;                /* 0..size-1: every PE of oshrun is on this machine */
+    pid_t launcher;            /* oshrun's process */
+    int pdeath_off;            /* oshrun's PR_SET_PDEATHSIG is off while the watch runs (shmem_init to finalize) */
 } boot = {.fd = -1, .coll_lock = PTHREAD_MUTEX_INITIALIZER, .send_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void local_abort(int code, const char *msg) __attribute__((noreturn));
 
 static void __attribute__((noreturn)) lost_launcher(const char *what, int err) {
-    shmemb_say("gshmem: PE %d lost its connection to oshrun while %s (%s): the launcher is gone; exiting", boot.rank,
-               what, err ? strerror(err) : "connection closed");
-    _exit(1);
+    char how[160];
+    snprintf(how, sizeof how, "its connection to it broke while %s: %s", what,
+             err ? strerror(err) : "connection closed");
+    shmemb_launcher_gone(how);
 }
 
 /* Returns 0, or an errno value when the socket is broken. */
@@ -205,6 +210,13 @@ static int local_init(struct shmemb_info *info) {
     boot.fd = (int)fd;
     boot.rank = (int)rank;
     boot.size = (int)size;
+    /* the socketpair's other end is oshrun's: its credentials name oshrun's process, even when a wrapper (sh -c)
+     * stands between it and this PE */
+    struct ucred cred;
+    socklen_t credlen = sizeof cred;
+    pid_t launcher = getsockopt(boot.fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) == 0 ? cred.pid : 0;
+    boot.launcher = launcher;
+    shmemb_watch_who(boot.rank, "oshrun", launcher);
     /* programs this PE starts must not inherit the connection; blocking I/O is what the code below expects */
     fcntl(boot.fd, F_SETFD, fcntl(boot.fd, F_GETFD) | FD_CLOEXEC);
     fcntl(boot.fd, F_SETFL, fcntl(boot.fd, F_GETFL) & ~O_NONBLOCK);
@@ -215,6 +227,11 @@ static int local_init(struct shmemb_info *info) {
     recv_or_die(BOOT_HELLO_OK, NULL, 0, "starting up");
     pthread_mutex_unlock(&boot.coll_lock);
     boot.state = 1;
+    /* oshrun's SIGKILL at its death (for programs without gshmem) would come before the watch's line and cleanup */
+    int sig = 0;
+    if (shmemb_watch_start(boot.fd, launcher > 0 && getppid() == launcher) == 0 && launcher > 0 &&
+        getppid() == launcher && prctl(PR_GET_PDEATHSIG, &sig) == 0 && sig == SIGKILL)
+        boot.pdeath_off = prctl(PR_SET_PDEATHSIG, 0) == 0;
     info->rank = boot.rank;
     info->size = boot.size;
     snprintf(info->jobid, sizeof info->jobid, "%s", jobid);
@@ -264,10 +281,16 @@ static int local_finalize(void) {
     boot.fd = -1;
     pthread_mutex_unlock(&boot.send_lock);
     pthread_mutex_unlock(&boot.coll_lock);
+    if (boot.pdeath_off) { /* the watch has stopped: a PE that runs on past finalize still ends with oshrun */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != boot.launcher) /* (it ended meanwhile: what the signal would have done) */
+            raise(SIGKILL);
+    }
     return 0;
 }
 
-static void local_abort(int code, const char *msg) {
+/* type: ABORT, or EXIT (oshrun lets the other PEs settle first) */
+static void __attribute__((noreturn)) end_job(uint32_t type, int code, const char *msg) {
     size_t len = msg ? strnlen(msg, BOOT_MAX_ABORT_MSG - 1) : 0;
     int told = 0;
     if (boot.state == 1 && !boot.singleton) {
@@ -277,7 +300,7 @@ static void local_abort(int code, const char *msg) {
         clock_gettime(CLOCK_REALTIME, &dl);
         dl.tv_sec += 1;
         int locked = pthread_mutex_timedlock(&boot.send_lock, &dl) == 0;
-        told = send_msg(BOOT_ABORT, (uint32_t)code, msg, len) == 0;
+        told = send_msg(type, (uint32_t)code, msg, len) == 0;
         if (locked)
             pthread_mutex_unlock(&boot.send_lock);
     }
@@ -305,6 +328,10 @@ static void local_abort(int code, const char *msg) {
     _exit(code);
 }
 
+static void local_abort(int code, const char *msg) { end_job(BOOT_ABORT, code, msg); }
+
+static void __attribute__((noreturn)) local_exit_abort(int code, const char *msg) { end_job(BOOT_EXIT, code, msg); }
+
 const struct shmemb_ops shmemb_local_ops = {
     .name = "local",
     .available = 1,
@@ -313,4 +340,5 @@ const struct shmemb_ops shmemb_local_ops = {
     .barrier = local_barrier,
     .finalize = local_finalize,
     .abort = local_abort,
+    .exit_abort = local_exit_abort,
 };

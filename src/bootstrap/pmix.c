@@ -34,11 +34,13 @@ const struct shmemb_ops shmemb_pmix_ops = {
     .barrier = nopmix_barrier,
     .finalize = nopmix_finalize,
     .abort = nopmix_abort,
+    .exit_abort = nopmix_abort,
 };
 
 #else
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 
 #include <pmix.h>
@@ -61,7 +63,8 @@ const struct shmemb_ops shmemb_pmix_ops = {
     X(PMIx_Commit)                                                                                                     \
     X(PMIx_Fence)                                                                                                      \
     X(PMIx_Get)                                                                                                        \
-    X(PMIx_Error_string)
+    X(PMIx_Error_string)                                                                                               \
+    X(PMIx_Register_event_handler)
 
 static struct {
 #define X(f) __typeof__(f) *f;
@@ -244,6 +247,59 @@ static void make_jobid(char *out, size_t outlen, const char *nspace) {
     snprintf(out, outlen, "p%08x%s%s", (unsigned)h, k ? "-" : "", clean);
 }
 
+/* PMIx raises this in a client whose server (the launcher's daemon on this node) has gone. */
+static void lost_server(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[], size_t ninfo,
+                        pmix_info_t *results, size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+                        void *cbdata) {
+    (void)id, (void)source, (void)info, (void)ninfo, (void)results, (void)nresults;
+    if (!shmemb_watch_is_quiet()) {
+        char how[96];
+        snprintf(how, sizeof how, "PMIx reports %s (%d)", px.PMIx_Error_string(status), (int)status);
+        shmemb_launcher_gone(how);
+    }
+    if (cbfunc) /* (finalize or abort: the server went first) the next handler may have its say */
+        cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+/* PMIx 2 and 3 return nothing from the registration, and some of them call this without looking for NULL */
+static void lost_server_registered(pmix_status_t status, size_t ref, void *cbdata) {
+    (void)ref, (void)cbdata;
+    if (status != PMIX_SUCCESS && shmemi_env.debug)
+        shmemb_say("gshmem: PE %d: PMIx_Register_event_handler(lost connection): %s (%d); the parent process is "
+                   "watched alone",
+                   pm.rank, px.PMIx_Error_string(status), (int)status);
+}
+
+/* The launcher's process on this node is this PE's parent (mpirun or prterun themselves, orted, prted, slurmstepd):
+ * the watch looks at it and at PMIx's lost-connection event, so that a PE does not outlive a killed launcher. */
+static void watch_launcher(void) {
+    pid_t parent = getppid();
+    char path[48], name[32] = "";
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)parent);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, name, sizeof name - 1);
+        close(fd);
+        name[n > 0 ? n : 0] = '\0';
+        name[strcspn(name, "\n")] = '\0';
+    }
+    shmemb_watch_who(pm.rank, name[0] ? name : "PMIx launcher", parent);
+    /* the code's value changed in PMIx 4 (the old name stays, deprecated, with the old value): both */
+    pmix_status_t codes[2];
+    size_t ncodes = 0;
+#ifdef PMIX_ERR_LOST_CONNECTION
+    codes[ncodes++] = PMIX_ERR_LOST_CONNECTION;
+#endif
+#ifdef PMIX_ERR_LOST_CONNECTION_TO_SERVER
+    if (ncodes == 0 || codes[0] != PMIX_ERR_LOST_CONNECTION_TO_SERVER)
+        codes[ncodes++] = PMIX_ERR_LOST_CONNECTION_TO_SERVER;
+#endif
+    if (ncodes) /* (no codes would mean every event); its return value is the callback's to tell */
+        px.PMIx_Register_event_handler(codes, ncodes, NULL, 0, lost_server, lost_server_registered, NULL);
+    if (parent > 1)
+        shmemb_watch_start(-1, 1);
+}
+
 static int pmix_init(struct shmemb_info *info) {
     if (pm.state != 0) {
         shmemb_say("gshmem: the bootstrap was started twice (shmem_init after shmem_finalize is not supported)");
@@ -292,6 +348,7 @@ static int pmix_init(struct shmemb_info *info) {
     info->name = "pmix";
     info->nlocal = nlocal;
     info->local_ranks = pm.local;
+    watch_launcher();
     if (shmemi_env.debug)
         shmemb_say("gshmem: PE %d of %d: PMIx bootstrap, namespace %s (job %s), %d PE%s on this node", pm.rank, pm.size,
                    pm.me.nspace, info->jobid, nlocal, nlocal == 1 ? "" : "s");
@@ -426,6 +483,7 @@ const struct shmemb_ops shmemb_pmix_ops = {
     .barrier = pmix_barrier,
     .finalize = pmix_finalize,
     .abort = pmix_abort,
+    .exit_abort = pmix_abort, /* mpirun and srun end the job as they see fit */
 };
 
 #endif

@@ -15,6 +15,9 @@ SHMEMI_HIDDEN int shmemi_segments_map(char *err, size_t errlen);
  * least over its PEs) */
 SHMEMI_HIDDEN size_t shmemi_heap_auto(int node_pes);
 SHMEMI_HIDDEN void shmemi_segments_destroy(void);
+/* Removes every /dev/shm name of this PE in this job (segments' until shmem_init unlinks them, the emulated GPU's),
+ * for a PE whose launcher is gone; safe from another thread at any time once the job id is set. */
+SHMEMI_HIDDEN void shmemi_segments_unlink_names(void);
 /* After shmemi_segments_create: why some PE needs the network to reach a node peer's GPU memory (shmemi_rt.net_for_gpu;
  * the first such pair this PE knows of), or NULL when this PE does not */
 SHMEMI_HIDDEN const char *shmemi_gpu_peers_why_net(void);

@@ -1,6 +1,7 @@
 /* segment.c - symmetric segments: static data (.data/.bss remapped onto shared memory), the default heap,
  * partitions, the GPU heap and the internal control segment; each is exported to and mapped by every PE on the node
  * (shared memory for host segments, the GPU layer's IPC for GPU ones). */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -667,6 +668,21 @@ static int map_peers(struct shmemi_seg *s, const struct seg_desc *d, size_t stri
         s->peer[pe] = m;
     }
     return 0;
+}
+
+void shmemi_segments_unlink_names(void) {
+    char prefix[128];
+    int n = snprintf(prefix, sizeof prefix, "gshmem-%s-%d-", shmemi_rt.jobid, shmemi_rt.my_pe);
+    if (!shmemi_rt.jobid[0] || n <= 0 || (size_t)n >= sizeof prefix)
+        return;
+    DIR *d = opendir("/dev/shm"); /* where shm_open keeps its names on Linux */
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, prefix, (size_t)n))
+            unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
 }
 
 static void unlink_own(struct shmemi_seg *s) {

@@ -220,6 +220,7 @@ static void do_init(int requested, const char *fn) {
     init_check_all(fn, env_bad ? err : NULL);
     mpi_under_oshrun(&info, fn);
     snprintf(shmemi_rt.jobid, sizeof shmemi_rt.jobid, "%s", info.jobid);
+    shmemi_watch_setup();
     int gpu_bits = requested & (SHMEM_DEVICE_HOST_INIT | SHMEM_DEVICE_KERNEL_INIT);
     requested &= ~(SHMEM_DEVICE_HOST_INIT | SHMEM_DEVICE_KERNEL_INIT);
     shmemi_rt.thread_level = requested < SHMEM_THREAD_SINGLE     ? SHMEM_THREAD_SINGLE

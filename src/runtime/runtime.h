@@ -17,5 +17,7 @@ SHMEMI_HIDDEN void shmemi_info_print(FILE *f);
 SHMEMI_HIDDEN void shmemi_info_brief(FILE *f);
 /* Once the bootstrap is up: fatal errors end the whole job through it */
 SHMEMI_HIDDEN void shmemi_abort_setup(void);
+/* Once the job id is known: what a PE whose launcher is gone removes before it ends */
+SHMEMI_HIDDEN void shmemi_watch_setup(void);
 
 #endif

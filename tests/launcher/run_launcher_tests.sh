@@ -309,6 +309,33 @@ noshmem_fail)
   expect_stderr_lines 1
   expect_pes_gone
   ;;
+last_words)
+  # PE 1 exits 3 at once; the others print a line a moment later on their own way out (as a program that finds the
+  # wrong number of PEs does). oshrun used to kill them at once: the line was lost. A file says when PE 1 is done.
+  for i in 1 2 3 4 5; do
+    for tag in "" --tag-output; do
+      run -np 3 $tag sh -c 'if [ "$GSHMEM_RANK" = 1 ]; then : >"$0"; exit 3; fi
+        while [ ! -e "$0" ]; do sleep 0.01; done; sleep 0.1; echo "PE $GSHMEM_RANK: last words" >&2; exit 1' "$tmp/lw$i$tag"
+      expect_rc 3
+      expect_quick
+      expect_err '^oshrun: PE 1 \(pid [0-9]+\) exited with status 3; terminating the job$'
+      for r in 0 2; do expect_err "^(\[PE $r\] )?PE $r: last words\$"; done
+    done
+  done
+  ;;
+api_last_words)
+  # the same through the library: PE 1 returns 3 from main (the exit hook ends the job); the others print with
+  # printf (buffered, flushed at exit) and return 1 a moment later
+  for i in 1 2 3 4 5; do
+    run -np 3 "$CLIENT" last-words 1 3 "$tmp/lw$i"
+    expect_rc 3
+    expect_quick
+    expect_err '^oshrun: PE 1: ended with exit status 3 without calling shmem_finalize; terminating the job$'
+    for r in 0 2; do expect_out "^PE $r: last words\$"; done
+    expect_pes_gone
+    expect_no_shm
+  done
+  ;;
 global_exit)
   run -np 4 "$CLIENT" abort 2 7
   expect_rc 7
@@ -503,6 +530,41 @@ launcher_killed)
   kill -KILL $bgpid
   wait $bgpid 2>/dev/null
   expect_pes_gone
+  ;;
+launcher_gone | ofishm_launcher_gone)
+  # oshrun killed with SIGKILL while PE 0 computes, PE 1 waits in shmem_long_wait_until and PE 2 in
+  # shmem_barrier_all: each PE says in one line that its launcher is gone and ends within seconds, leaving nothing in
+  # /dev/shm (over libfabric's shm provider too, whose regions nobody else removes once oshrun is gone)
+  [ "$case_name" = ofishm_launcher_gone ] && export SHMEM_TRANSPORT=ofi SHMEM_OFI_PROVIDER=shm
+  start_bg 3 -np 3 "$CLIENT" orphan 1 || exit 1
+  sleep 0.5 # into their waits
+  t0=$(date +%s%N)
+  kill -KILL $bgpid
+  wait $bgpid 2>/dev/null
+  # reparented, a PE that has ended is a zombie until init reaps it: that counts as gone
+  for p in $(sed -n 's/.* pid \([0-9]*\) .*/\1/p' "$tmp/out"); do
+    while kill -0 "$p" 2>/dev/null && ! grep -qE '^[0-9]+ \(.*\) [ZX]' "/proc/$p/stat" 2>/dev/null &&
+      [ $((($(date +%s%N) - t0) / 1000000)) -lt $((QUICK_S * 1000)) ]; do
+      sleep 0.1
+    done
+    if kill -0 "$p" 2>/dev/null && ! grep -qE '^[0-9]+ \(.*\) [ZX]' "/proc/$p/stat" 2>/dev/null; then
+      fail "PE process $p still runs ${QUICK_S} s after oshrun was killed"
+      kill -9 "$p" 2>/dev/null
+    fi
+  done
+  for r in 0 1 2; do
+    expect_err "^gshmem: PE $r: its launcher oshrun \(pid $bgpid\) is gone \(.*\); this PE ends too, with exit status 1\$"
+  done
+  expect_stderr_lines 3
+  expect_no_shm
+  if [ "$case_name" = launcher_gone ]; then
+    # past shmem_finalize the watch is gone: oshrun's PR_SET_PDEATHSIG is back, and still ends the PEs
+    start_bg 2 -np 2 "$CLIENT" finalize-hang || exit 1
+    sleep 0.5
+    kill -KILL $bgpid
+    wait $bgpid 2>/dev/null
+    expect_pes_gone
+  fi
   ;;
 env_validation)
   clean="env -u GSHMEM_BOOT_FD -u GSHMEM_RANK -u GSHMEM_SIZE -u GSHMEM_JOBID"

@@ -270,6 +270,45 @@ early_exit0_barrier | early_exit0_wait | early_exit1_wait | early__exit0_coll | 
   expect_pes_gone
   expect_one_job_clean
   ;;
+launcher_gone | ofishm_launcher_gone)
+  # mpirun killed with SIGKILL while PE 0 computes, PE 1 waits in shmem_long_wait_until and the others in
+  # shmem_barrier_all: every PE ends within seconds (PMIx's lost-connection event, or its parent's end), saying so in
+  # one line, and nothing is left in /dev/shm. Each PE's stderr is a file of its own: mpirun relayed it, and is gone.
+  [ "$case_name" = ofishm_launcher_gone ] && export SHMEM_TRANSPORT=ofi SHMEM_OFI_PROVIDER=shm
+  # shellcheck disable=SC2016
+  GSH_T=$tmp "$MPIRUN" --oversubscribe -np "$np" -x GSH_T sh -c 'exec "$0" "$@" 2>"$GSH_T/pe.$OMPI_COMM_WORLD_RANK"' \
+    "$PROG" orphan 1 >"$tmp/out" 2>"$tmp/err" </dev/null &
+  mpid=$!
+  for _ in $(seq 1 150); do
+    [ "$(grep -c '^PE .* pid ' "$tmp/out")" -ge "$np" ] && break
+    sleep 0.1
+  done
+  [ "$(grep -c '^PE .* pid ' "$tmp/out")" -ge "$np" ] || { fail "the PEs did not start"; show; }
+  sleep 0.5 # into their waits
+  t0=$(date +%s%N)
+  kill -KILL $mpid
+  wait $mpid 2>/dev/null
+  for p in $(sed -n 's/^PE [0-9]* of [0-9]* pid \([0-9]*\) .*/\1/p' "$tmp/out"); do
+    while kill -0 "$p" 2>/dev/null && ! grep -qE '^[0-9]+ \(.*\) [ZX]' "/proc/$p/stat" 2>/dev/null &&
+      [ $((($(date +%s%N) - t0) / 1000000)) -lt $((QUICK_S * 1000)) ]; do
+      sleep 0.1
+    done
+    if kill -0 "$p" 2>/dev/null && ! grep -qE '^[0-9]+ \(.*\) [ZX]' "/proc/$p/stat" 2>/dev/null; then
+      fail "PE process $p still runs ${QUICK_S} s after mpirun was killed"
+      kill -9 "$p" 2>/dev/null
+    fi
+    if ls /dev/shm/ 2>/dev/null | grep "^$p:" >/dev/null; then
+      fail "left in /dev/shm by libfabric: $(ls /dev/shm | grep "^$p:" | tr '\n' ' ')"
+      rm -f /dev/shm/"$p":*
+    fi
+  done
+  for r in $(seq 0 $((np - 1))); do
+    grep -qE "^gshmem: PE $r: its launcher [^ ]+ \(pid $mpid\) is gone \(.*\); this PE ends too, with exit status 1\$" \
+      "$tmp/pe.$r" 2>/dev/null || { fail "PE $r did not say its launcher is gone: $(cat "$tmp/pe.$r" 2>&1)"; }
+  done
+  cat "$tmp"/pe.* >>"$tmp/err"
+  expect_one_job_clean
+  ;;
 misuse) # a library error on PE 1 (target PE out of range) ends the job with status 1 and names the routine
   mpi "$PROG" misuse 1
   expect_rc 1

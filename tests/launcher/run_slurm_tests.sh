@@ -135,6 +135,51 @@ if [ -n "$client" ]; then
         done
     done
 fi
+# The step's slurmstepd (the PEs' parent and PMIx server) killed with SIGKILL while PE 0 computes, PE 1 waits in
+# wait_until and PE 2 in a barrier: each PE ends within seconds, saying so in one line (its stderr is a file of its
+# own: slurmstepd relayed it, and is gone)
+if [ -n "$client" ]; then
+    rm -f "$D"/pe.*
+    # shellcheck disable=SC2016
+    GSH_T=$D srun --mpi=pmix -n 3 --overcommit --time=2 sh -c 'exec "$0" "$@" 2>"$GSH_T/pe.$SLURM_PROCID"' \
+        "$client" orphan 1 >"$D/orphan.out" 2>&1 &
+    sp=$!
+    for i in $(seq 150); do [ "$(grep -c '^PE .* pid ' "$D/orphan.out")" -ge 3 ] && break; sleep 0.1; done
+    sleep 0.5 # into their waits
+    stepd=$(ps -eo pid=,args= | sed -n 's/^ *\([0-9]*\) slurmstepd: \[[0-9]*\.0\]$/\1/p')
+    stepjob=$(ps -o args= -p "${stepd:-0}" 2>/dev/null | sed -n 's/^slurmstepd: \[\([0-9]*\)\.0\]$/\1/p')
+    pes=$(sed -n 's/^PE [0-9]* of [0-9]* pid \([0-9]*\) .*/\1/p' "$D/orphan.out")
+    if [ -z "$stepd" ] || [ "$(echo $pes | wc -w)" != 3 ]; then
+        echo "FAIL: slurmstepd killed: no step daemon ('$stepd') or not 3 PEs: $(cat "$D/orphan.out")" >&2
+        bad=1
+    else
+        # shellcheck disable=SC2086
+        kill -9 $stepd
+        left=
+        for i in $(seq 100); do
+            left=
+            for p in $pes; do
+                kill -0 "$p" 2>/dev/null && ! grep -qE '^[0-9]+ \(.*\) [ZX]' "/proc/$p/stat" 2>/dev/null && left="$left $p"
+            done
+            [ -z "$left" ] && break
+            sleep 0.1
+        done
+        said=$(cat "$D"/pe.* 2>/dev/null | grep -cE "^gshmem: PE [0-2]: its launcher slurmstepd \(pid $stepd\) is gone")
+        if [ -n "$left" ] || [ "$said" != 3 ]; then
+            echo "FAIL: slurmstepd killed: PEs still running after 10 s:${left:- none}; $said of 3 said so:" >&2
+            cat "$D"/pe.* >&2
+            bad=1
+        else
+            echo "ok: slurmstepd killed: every PE ended, saying so"
+        fi
+        # shellcheck disable=SC2086
+        kill -9 $left 2>/dev/null
+        # what the killed slurmstepd's PMIx plugin leaves: the next cluster's step of the same job id would fail on it
+        [ -n "$stepjob" ] && rm -rf "/tmp/spmix_appdir_$(id -u)_$stepjob.0"
+    fi
+    kill -9 $sp 2>/dev/null
+    wait $sp 2>/dev/null
+fi
 # Launchers gshmem does not speak: srun with no MPI plugin, and with PMI-2 (the PMI Hydra gives SOS's programs): one
 # line from the first process names the launcher, and the step fails, instead of running 2 copies of PE 0 of 1
 for mpi in none pmi2; do

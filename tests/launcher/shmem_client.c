@@ -1,6 +1,7 @@
 /* shmem_client.c - the launcher scenarios of boot_client through the public API, against the whole library:
  * shmem_init, barriers, a put around the ring, shmem_global_exit, crashes after init.  Usage: shmem_client MODE [PE
  * [CODE]] */
+#include <fcntl.h>
 #include <shmem.h>
 #include <signal.h>
 #include <stdio.h>
@@ -89,6 +90,20 @@ int main(int argc, char **argv) {
         return 0;
     }
     shmem_barrier_all();
+    if (!strcmp(mode, "last-words")) {
+        /* the target fails at once (argv[4] tells the others when); the others print a line a moment later, on
+         * their own way out: buffered stdout, flushed at exit */
+        const char *file = argc > 4 ? argv[4] : "/nonexistent";
+        if (me == target) {
+            close(open(file, O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
+            return code;
+        }
+        while (access(file, F_OK))
+            usleep(10000);
+        usleep(100000);
+        printf("PE %d: last words\n", me);
+        return 1;
+    }
     if (me == target) {
         if (!strcmp(mode, "abort"))
             shmem_global_exit(code);
@@ -141,6 +156,22 @@ int main(int argc, char **argv) {
     if (!strcmp(mode, "hang"))
         for (;;)
             pause();
+    if (!strcmp(mode, "finalize-hang")) { /* a PE that runs on past shmem_finalize */
+        shmem_finalize();
+        for (;;)
+            pause();
+    }
+    if (!strcmp(mode, "orphan")) {
+        /* the launcher is killed meanwhile: PE 0 computes, the target waits on a flag nobody sets, the others wait in
+         * a barrier; none of them calls the library again by itself */
+        if (me == 0 && me != target) {
+            volatile unsigned long spin = 0;
+            for (;;)
+                spin++;
+        }
+        if (me == target)
+            shmem_long_wait_until(&flag, SHMEM_CMP_NE, 0);
+    }
     shmem_barrier_all(); /* the others wait here until oshrun tears them down */
     shmem_finalize();
     return 0;

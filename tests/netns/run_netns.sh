@@ -19,7 +19,8 @@
 #   --mpirun-arg ARG    extra argument for mpirun; repeatable
 #   -v                  print the mpirun command line and every agent invocation
 #
-# Exit status: the program's (mpirun's) status; 124 on timeout; 77 (with a one-line reason on stderr) when the
+# Exit status: the program's (mpirun's) status, 128+N when a PE was killed by signal N (137: SIGKILL); 124 on timeout
+# (only then: a run shorter than --timeout keeps its own 124 or 137); 77 (with a one-line reason on stderr) when the
 # test cannot run here: not root, network namespaces or veth not permitted (unprivileged container), no mpirun.
 #
 # Every PE gets GSH_NETNS_NS0/NS1 (namespace names), GSH_NETNS_ADDR0/ADDR1 (the two veth addresses),
@@ -272,7 +273,10 @@ if [ "$verbose" = 1 ] && [ -s "$tmpd/agent.log" ]; then
 fi
 echo "$me: np=$np ($n0 in $ns0, $n1 in $ns1) rc=$rc; veth $addr0 -> $addr1 $tx bytes, $addr1 -> $addr0 $rx bytes;" \
     "setup $(elapsed "$t_start" "$t_setup")s, run $(elapsed "$t_setup" "$t_end")s" >&2
-if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+# timeout(1) says 124 when it stopped the run with SIGTERM, 137 when it had to use SIGKILL (-k); but 137 is also
+# mpirun's status when a PE was killed by SIGKILL, and a program may exit 124 itself: only a run as long as the
+# timeout timed out
+if { [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && awk -v a="$t_setup" -v b="$t_end" -v t="$tmo" 'BEGIN { exit !(b - a >= t) }'; then
     echo "$me: timed out after ${tmo}s" >&2
     rc=124
 elif [ "$rc" = 0 ] && [ $((tx + rx)) -lt "$min_bytes" ]; then
