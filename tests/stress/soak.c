@@ -15,10 +15,10 @@
 #include <string.h>
 #include <time.h>
 
-#define SLOTS 512   /* longs per (source PE, thread) row */
-#define MAXPES 64   /* rows at each PE */
-#define MAXTHR 8    /* threads per PE */
-#define COLL 64     /* elements in each collective */
+#define SLOTS 512 /* longs per (source PE, thread) row */
+#define MAXPES 64 /* rows at each PE */
+#define MAXTHR 8  /* threads per PE */
+#define COLL 64   /* elements in each collective */
 #define EVERY_COLL 8
 
 static long rows[MAXPES * (MAXTHR + 1)][SLOTS]; /* rows[src * (MAXTHR + 1) + thread]: what src's thread put here */
@@ -83,15 +83,9 @@ static void issue(long round, int thr, shmem_ctx_t ctx) {
     if (round == corrupt_round && me == 0 && thr == 0)
         buf[p.n - 1] ^= 1;
     switch (p.how) {
-    case PUT:
-        shmem_ctx_long_put(ctx, rows[row], buf, (size_t)p.n, p.target);
-        break;
-    case PUT_NBI:
-        shmem_ctx_long_put_nbi(ctx, rows[row], buf, (size_t)p.n, p.target);
-        break;
-    case IPUT: /* every other slot */
-        shmem_ctx_long_iput(ctx, rows[row], buf, 2, 1, (size_t)p.n, p.target);
-        break;
+    case PUT: shmem_ctx_long_put(ctx, rows[row], buf, (size_t)p.n, p.target); break;
+    case PUT_NBI: shmem_ctx_long_put_nbi(ctx, rows[row], buf, (size_t)p.n, p.target); break;
+    case IPUT: /* every other slot */ shmem_ctx_long_iput(ctx, rows[row], buf, 2, 1, (size_t)p.n, p.target); break;
     case P_EACH:
         for (int i = 0; i < p.n; i++)
             shmem_ctx_long_p(ctx, &rows[row][i], buf[i], p.target);
@@ -123,8 +117,7 @@ static void check_round(long round) {
                 }
             }
             if (p.how == PUT_SIGNAL && sig[row] != (uint64_t)round)
-                BAD("round %ld: the signal of PE %d's put_signal is %llu", round, src,
-                    (unsigned long long)sig[row]);
+                BAD("round %ld: the signal of PE %d's put_signal is %llu", round, src, (unsigned long long)sig[row]);
         }
 }
 
@@ -290,8 +283,8 @@ int main(int argc, char **argv) {
     }
     for (int thr = 0; thr <= nthreads; thr++)
         if (counters[thr] != adds[thr])
-            BAD("counter %d is %llu after %ld rounds, expected %llu", thr, (unsigned long long)counters[thr],
-                round + 1, (unsigned long long)adds[thr]);
+            BAD("counter %d is %llu after %ld rounds, expected %llu", thr, (unsigned long long)counters[thr], round + 1,
+                (unsigned long long)adds[thr]);
     if (nthreads) {
         for (int t = 0; t < nthreads; t++)
             __atomic_store_n(&targ[t].quit, 1, __ATOMIC_RELEASE);
