@@ -11,59 +11,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <gshmem/device/state.h>
 #include <shmem.h>
 #include <shmemg.h>
 
-void gshmemx_device_register_unit(int (*upload)(const void *state, size_t len));
-
-static struct shmemgi_dstate st;
-static int take_state(const void *s, size_t len) {
-    memcpy(&st, s, len < sizeof st ? len : sizeof st);
-    return 0;
-}
+#include "ring_client.h"
 
 static int me, np;
 static void (*app_kernel)(int);
 static long *d; /* GPU heap: each PE's holds 1000 + its number */
 static volatile int played;
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-/* the device library's proxy() for one requester; a proxy that is gone shows as a wait of 10 s, not a hang */
-static uint64_t tail;
-static uint64_t request(struct shmemgi_req r) {
-    uint64_t t = tail++;
-    struct shmemgi_req *q = &st.ring->slot[t % SHMEMGI_RING_SLOTS];
-    double end = now_s() + 10;
-    while (__atomic_load_n(&q->seq, __ATOMIC_ACQUIRE) != t)
-        if (now_s() > end) {
-            printf("FAIL PE %d: the ring's slot never came free\n", me);
-            fflush(stdout);
-            _exit(1);
-        }
-    r.seq = q->seq;
-    r.done = 0;
-    memcpy((char *)q + 8, (char *)&r + 8, sizeof r - 8);
-    __atomic_store_n(&q->seq, t + 1, __ATOMIC_RELEASE);
-    if (!r.wait)
-        return 0;
-    while (!__atomic_load_n(&q->done, __ATOMIC_ACQUIRE)) {
-        if (now_s() > end) {
-            printf("FAIL PE %d: the proxy never answered (op %u)\n", me, r.op);
-            fflush(stdout);
-            _exit(1);
-        }
-        usleep(100);
-    }
-    uint64_t v = q->result[0];
-    __atomic_store_n(&q->seq, t + SHMEMGI_RING_SLOTS, __ATOMIC_RELEASE);
-    return v;
-}
+/* a proxy that is gone shows as a wait of 10 s, not a hang */
+static uint64_t request(struct shmemgi_req r) { return ring_request(r, 10); }
 
 static void *kernel_late(void *arg) {
     (void)arg;

@@ -8,19 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gshmem/device/state.h>
 #include <shmem.h>
 #include <shmemg.h>
 
-void gshmemx_device_register_unit(int (*upload)(const void *state, size_t len));
-
-static struct shmemgi_dstate st;
-static int got;
-static int take_state(const void *s, size_t len) {
-    memcpy(&st, s, len < sizeof st ? len : sizeof st);
-    got = 1;
-    return 0;
-}
+#include "ring_client.h"
 
 #define CHECK(c, ...)                                                                                                  \
     do {                                                                                                               \
@@ -33,25 +24,7 @@ static int take_state(const void *s, size_t len) {
         }                                                                                                              \
     } while (0)
 
-/* the device library's proxy() for one requester: the next ticket's slot, filled, published; blocking ones wait */
-static uint64_t tail;
-static uint64_t request(struct shmemgi_req r) {
-    uint64_t t = tail++;
-    struct shmemgi_req *q = &st.ring->slot[t % SHMEMGI_RING_SLOTS];
-    while (__atomic_load_n(&q->seq, __ATOMIC_ACQUIRE) != t)
-        ;
-    r.seq = q->seq;
-    r.done = 0;
-    memcpy((char *)q + 8, (char *)&r + 8, sizeof r - 8);
-    __atomic_store_n(&q->seq, t + 1, __ATOMIC_RELEASE);
-    if (!r.wait)
-        return 0;
-    while (!__atomic_load_n(&q->done, __ATOMIC_ACQUIRE))
-        ;
-    uint64_t v = q->result[0];
-    __atomic_store_n(&q->seq, t + SHMEMGI_RING_SLOTS, __ATOMIC_RELEASE);
-    return v;
-}
+static uint64_t request(struct shmemgi_req r) { return ring_request(r, 0); }
 
 static void hold(void (*h)(int), int on) {
     if (h)

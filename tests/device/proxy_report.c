@@ -5,17 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <gshmem/device/state.h>
 #include <shmem.h>
 #include <shmemg.h>
 
-void gshmemx_device_register_unit(int (*upload)(const void *state, size_t len));
-
-static struct shmemgi_dstate st;
-static int take_state(const void *s, size_t len) {
-    memcpy(&st, s, len < sizeof st ? len : sizeof st);
-    return 0;
-}
+#include "ring_client.h"
 
 int main(int argc, char **argv) {
     int ctx = argc > 1 && !strcmp(argv[1], "ctx"), sigop = argc > 1 && !strcmp(argv[1], "sigop");
