@@ -16,16 +16,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: proxy_report ctx|sigop\n");
         return 2;
     }
-    int provided = 0;
-    shmem_init_thread(SHMEM_THREAD_MULTIPLE | SHMEM_DEVICE_KERNEL_INIT, &provided);
+    ring_client_init();
     int me = shmem_my_pe();
-    if (!(provided & SHMEM_DEVICE_KERNEL_INIT)) {
-        if (me == 0)
-            printf("SKIP: no kernel-side communication (no GPU backend)\n");
-        shmem_finalize();
-        return 77;
-    }
-    gshmemx_device_register_unit(take_state);
     if (!st.err) {
         printf("FAIL PE %d: the library did not hand over the device state\n", me);
         shmem_global_exit(1);
