@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #define BIG (64 * 1024 / sizeof(long)) /* past any inject size: a write the provider sends from the buffer */
+#define BURST 24                       /* 8-byte puts before one quiet: more than gshmem sends delivery-complete */
 
 static double now(void) {
     struct timespec t;
@@ -19,7 +20,7 @@ static double now(void) {
 }
 
 int main(int argc, char **argv) {
-    long rounds = argc > 1 ? atol(argv[1]) : 400;
+    long rounds = argc > 1 ? atol(argv[1]) : 450;
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
     if (npes < 2) {
@@ -38,22 +39,28 @@ int main(int argc, char **argv) {
         FAIL("mmap of %s failed", name);
         shmem_global_exit(1);
     }
-    long *small = shmem_calloc(1, sizeof(long));
+    long *small = shmem_calloc(BURST, sizeof(long));
     long *big = shmem_calloc(BIG, sizeof(long));
     long *src = malloc(BIG * sizeof(long));
     if (me == 0)
         __atomic_store_n(seen, 0, __ATOMIC_RELAXED);
     shmem_barrier_all();
     long stale = 0, late = 0;
+    /* rounds of three kinds: one 64 KiB put, one 8-byte put (quiets that follow single small puts closely), a burst of
+     * 8-byte puts (many small puts per quiet); each kind's puts are then awaited differently by gshmem's quiet */
+    static const char *const kind_name[] = {"64 KiB put", "8-byte put", "burst of 8-byte puts"};
     for (long r = 1; r <= rounds; r++) {
-        int use_big = r & 1;
+        int kind = r % 6 == 0 ? 0 : r % 6 == 5 ? 2 : 1; /* single 8-byte puts in a row: quiets closely follow puts */
         if (me == 0) {
-            if (use_big) {
+            if (kind == 0) {
                 for (size_t k = 0; k < BIG; k++)
                     src[k] = r;
                 shmem_long_put(big, src, BIG, 1);
-            } else {
+            } else if (kind == 1) {
                 shmem_long_p(small, r, 1);
+            } else {
+                for (int k = BURST - 1; k >= 0; k--)
+                    shmem_long_p(&small[k], r, 1);
             }
             shmem_quiet();
             __atomic_store_n(seen, r, __ATOMIC_RELEASE);
@@ -62,12 +69,13 @@ int main(int argc, char **argv) {
             while (__atomic_load_n(seen, __ATOMIC_ACQUIRE) != r && now() < deadline)
                 ;
             if (__atomic_load_n(seen, __ATOMIC_ACQUIRE) == r) {
-                long a = use_big ? __atomic_load_n(&big[0], __ATOMIC_RELAXED) : *(volatile long *)small;
-                long b = use_big ? __atomic_load_n(&big[BIG - 1], __ATOMIC_RELAXED) : a;
+                const volatile long *w = kind == 0 ? big : small;
+                size_t n = kind == 0 ? BIG : kind == 1 ? 1 : BURST;
+                long a = w[0], b = w[n - 1]; /* (a burst writes its last word first) */
                 if (a != r || b != r) {
                     if (!stale++)
-                        FAIL("round %ld (%s put): PE 0's shmem_quiet returned, yet PE 1 reads %ld/%ld, not %ld", r,
-                             use_big ? "64 KiB" : "8 B", a, b, r);
+                        FAIL("round %ld (%s): PE 0's shmem_quiet returned, yet PE 1 reads %ld/%ld, not %ld", r,
+                             kind_name[kind], a, b, r);
                 }
             } else {
                 late++; /* PE 0's quiet waits for this PE to drive the provider: allowed */
