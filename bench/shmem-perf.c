@@ -63,6 +63,8 @@ static struct {
     int aset;             /* collectives through the active-set forms (always so below OpenSHMEM 1.5) */
     int per_pe;           /* print every PE's time per call for the all-PE tests */
     int src_dev, dst_dev; /* --src/--dst device: the point-to-point tests' source, destination in GPU memory */
+    int cpu_clock;        /* --clock cpu: PE 0's thread CPU time instead of wall time */
+    long offset;          /* --offset: buffers start this many bytes past a page boundary; -1: where allocated */
 } opt = {
     .min_iters = 1000,
     .bw_min_iters = 20,
@@ -74,6 +76,7 @@ static struct {
     .max_size = 1 * MIB,
     .factor = 2,
     .window = 64,
+    .offset = -1,
 };
 
 static int me, npes;
@@ -86,8 +89,9 @@ static long amo_target; /* AMO target on PE 1 */
 #if PERF_HAVE_15
 static uint64_t sig_word;
 #endif
-static char *sym_a, *sym_b; /* symmetric buffers, max size each */
-static char *loc_a, *loc_b; /* private buffers, max size each */
+static char *sym_a, *sym_b;                     /* symmetric buffers, max size each */
+static char *loc_a, *loc_b;                     /* private buffers, max size each */
+static char *sym_a0, *sym_b0, *loc_a0, *loc_b0; /* as allocated: the buffers above start --offset past a page */
 /* the point-to-point data tests' buffers: the remote and local sides of puts and gets (host: sym_a, loc_a, loc_b;
  * with --src/--dst device, GPU heap objects instead: a put's target and a get's source are the remote side) */
 static char *put_dst, *put_src, *get_src, *get_dst;
@@ -98,9 +102,11 @@ static long pp_seq; /* last ping-pong value used; identical on PE 0 and PE 1 */
 /* Hides the copy from the compiler so the memcpy reference loop is not folded away. */
 static void *(*volatile memcpy_fn)(void *, const void *, size_t) = memcpy;
 
+/* --clock cpu counts only the time PE 0's thread ran: on a loaded host the wall clock measures the share of a core
+ * the PE got as much as the copy; CPU time stays a measure of the work, where PE 0 never waits for another PE. */
 static double now(void) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(opt.cpu_clock ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -719,6 +725,12 @@ static void usage(FILE *f) {
         "                         put_lat/get_lat/put_bw/get_bw with the source, destination in GPU memory (GPU\n"
         "                         heap objects; gshmem: SHMEM_SYMMETRIC_SIZE_DEVICE >= 2 x --max); other tests are\n"
         "                         skipped then (the H-H, D-D, H-D, D-H combinations)\n"
+        "  --clock wall|cpu       time PE 0 by the wall clock (default) or by its thread's CPU time: a loaded host\n"
+        "                         changes the second less; meaningful only where PE 0 never waits for another PE\n"
+        "                         (on-node put_bw, get_bw, put_lat, get_lat and the memcpy references)\n"
+        "  --offset BYTES         symmetric (shmem_align) and private buffers start BYTES (0-4095) past a page\n"
+        "                         boundary, so every library copies between equally placed buffers (default:\n"
+        "                         where shmem_malloc and malloc put them, which differs between libraries)\n"
         "  --quick                tiny iteration counts, 1 repetition: a smoke test, not a measurement\n"
         "test groups: 'coll' = every all-PE test; 'amo', 'lat', 'bw' = amo_*, *_lat, *_bw\n",
         opt.min_iters, opt.reps, opt.window, opt.target_s);
@@ -805,10 +817,10 @@ static void write_json(const char *path) {
         fprintf(f,
                 "  {\"test\": \"%s\", \"size\": %zu, \"unit\": \"%s\", \"median\": %.6g, \"min\": %.6g, "
                 "\"max\": %.6g, \"reps\": %d, \"iters\": %ld, \"npes\": %d, \"api\": \"%s\", \"mem\": \"%s\", "
-                "\"quick\": %s, \"impl\": \"",
+                "\"quick\": %s, \"clock\": \"%s\", \"offset\": %ld, \"impl\": \"",
                 r->t->name, r->size, r->t->unit == UNIT_US ? "us" : "GB/s", r->median, r->min, r->max, opt.reps,
                 r->iters, npes, r->t->all_pes ? coll_api() : "p2p", gpu_capable(r->t) ? mem_combo() : "H-H",
-                opt.quick ? "true" : "false");
+                opt.quick ? "true" : "false", opt.cpu_clock ? "cpu" : "wall", opt.offset);
         for (const char *p = impl_name; *p; p++) {
             if (*p == '"' || *p == '\\')
                 fputc('\\', f);
@@ -866,6 +878,12 @@ int main(int argc, char **argv) {
             bad |= !(opt.target_s > 0);
         } else if (!strcmp(a, "--json")) {
             opt.json = v, i++;
+        } else if (!strcmp(a, "--clock")) {
+            opt.cpu_clock = !strcmp(v, "cpu"), i++;
+            bad |= !opt.cpu_clock && strcmp(v, "wall");
+        } else if (!strcmp(a, "--offset")) {
+            opt.offset = atol(v), i++;
+            bad |= opt.offset < 0 || opt.offset >= 4096;
         } else if (!strcmp(a, "--src") || !strcmp(a, "--dst")) {
             int d = !strcmp(v, "device");
             bad |= !d && strcmp(v, "host");
@@ -948,10 +966,22 @@ int main(int argc, char **argv) {
     }
     if (buf_size < 64)
         buf_size = 64;
-    sym_a = shmem_malloc(buf_size);
-    sym_b = shmem_malloc(buf_size);
-    loc_a = malloc(buf_size);
-    loc_b = malloc(buf_size);
+    if (opt.offset < 0) {
+        sym_a0 = shmem_malloc(buf_size);
+        sym_b0 = shmem_malloc(buf_size);
+        loc_a0 = malloc(buf_size);
+        loc_b0 = malloc(buf_size);
+    } else {
+        sym_a0 = shmem_align(4096, buf_size + 4096);
+        sym_b0 = shmem_align(4096, buf_size + 4096);
+        loc_a0 = aligned_alloc(4096, buf_size + 4096);
+        loc_b0 = aligned_alloc(4096, buf_size + 4096);
+    }
+    size_t off = opt.offset < 0 ? 0 : (size_t)opt.offset;
+    sym_a = sym_a0 ? sym_a0 + off : NULL;
+    sym_b = sym_b0 ? sym_b0 + off : NULL;
+    loc_a = loc_a0 ? loc_a0 + off : NULL;
+    loc_b = loc_b0 ? loc_b0 + off : NULL;
     if (!sym_a || !sym_b || !loc_a || !loc_b) {
         fprintf(stderr, "shmem-perf: PE %d: cannot allocate 2 x %zu bytes symmetric + private\n", me, buf_size);
         shmem_global_exit(1);
@@ -1010,6 +1040,10 @@ int main(int argc, char **argv) {
                opt.aset ? ", --aset" : "");
         if (npes < 2)
             printf("# only 1 PE: tests that need PE 1 are skipped\n");
+        if (opt.cpu_clock)
+            printf("# clock: PE 0's thread CPU time (--clock cpu)\n");
+        if (opt.offset >= 0)
+            printf("# buffers start %ld bytes past a page boundary (--offset)\n", opt.offset);
         if (opt.src_dev || opt.dst_dev)
             printf("# buffers %s (source-destination; D = GPU heap): put_lat, get_lat, put_bw, get_bw only\n",
                    mem_combo());
@@ -1044,10 +1078,10 @@ int main(int argc, char **argv) {
         shmem_free(dev_local);
     if (dev_remote)
         shmem_free(dev_remote);
-    shmem_free(sym_b);
-    shmem_free(sym_a);
-    free(loc_a);
-    free(loc_b);
+    shmem_free(sym_b0);
+    shmem_free(sym_a0);
+    free(loc_a0);
+    free(loc_b0);
     free(results);
     shmem_finalize();
     return failed ? 3 : 0;
