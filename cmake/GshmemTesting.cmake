@@ -124,15 +124,22 @@ function(gshmem_add_devheap_test name exe)
   endforeach()
 endfunction()
 
-# gshmem_add_emu_program(name sources...): a CUDA program built for the CPU emulation of the GPU, as
-# `oshcc --emulate-gpu` builds it: .cu files rewritten by tools/gshmem-emu-cu, everything compiled as C++17 with
-# gshmem/emu/cuda.hpp forced in, linked with libgshmem.
+# gshmem_add_emu_program(name sources...): a CUDA or HIP program built for the CPU emulation of the GPU, as
+# `oshcc --emulate-gpu` builds it: .cu and .hip files, and .cpp files that include <hip/hip_runtime.h>, rewritten by
+# tools/gshmem-emu-cu, everything compiled as C++17 with gshmem/emu/cuda.hpp forced in, linked with libgshmem.
 function(gshmem_add_emu_program name)
   set(srcs)
   set(quote_dirs)
   foreach(s ${ARGN})
     get_filename_component(abs ${s} ABSOLUTE)
-    if(s MATCHES "\\.cu$")
+    set(hip_cpp FALSE)
+    if(s MATCHES "\\.(cpp|cc|cxx)$")
+      file(STRINGS ${abs} hip_inc REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]hip/hip_runtime")
+      if(hip_inc)
+        set(hip_cpp TRUE)
+      endif()
+    endif()
+    if(s MATCHES "\\.(cu|hip)$" OR hip_cpp)
       get_filename_component(base ${s} NAME)
       set(out ${CMAKE_CURRENT_BINARY_DIR}/${name}.emu/${base}.cpp)
       add_custom_command(OUTPUT ${out}

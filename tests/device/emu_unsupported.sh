@@ -96,4 +96,22 @@ expect tile64 'thread_block_tile larger than a warp .* is not emulated' <<< \
   '#include <cooperative_groups.h>
 namespace cg = cooperative_groups;
 __global__ void k() { auto t = cg::tiled_partition<64>(cg::this_thread_block()); t.sync(); }'
+# HIP (gshmem/emu/hip_runtime.h): a launch hipcc refuses, what the emulation does not provide, and a program that
+# compiles (its <<<>>> launches are gshmem-emu-cu's, tested by the emu_hip_* programs)
+expect hip_arg_count 'hipLaunchKernelGGL: Argument Count Mismatch' <<< \
+  '#include <hip/hip_runtime.h>
+__global__ void k(int *p, int n) { p[threadIdx.x] = n; }
+void f(int *p) { hipLaunchKernelGGL(k, dim3(1), dim3(1), 0, 0, p); }'
+expect hip_fp16 'half precision .*hip/hip_fp16.h. is not emulated' <<< '#include <hip/hip_fp16.h>'
+expect hip_module 'hipModuleLaunchKernel: code objects .* is not emulated' <<< \
+  '#include <hip/hip_runtime.h>
+void f() { (void)hipModuleLaunchKernel(0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0); }'
+compiles hip_program <<< '#include <hip/hip_runtime.h>
+__global__ void k(float *p, float v) { p[hipThreadIdx_x] = v + __shfl(v, 0); }
+int main() {
+    float *p = nullptr;
+    if (hipMalloc(&p, 64 * sizeof(float)) != hipSuccess) return 1;
+    hipLaunchKernelGGL(k, dim3(1), dim3(64), 0, 0, p, 1); /* (an int converts to the float parameter, as in HIP) */
+    return hipDeviceSynchronize() != hipSuccess;
+}'
 exit $fail

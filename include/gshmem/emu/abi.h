@@ -91,6 +91,8 @@ int gshmem_emu_event_record(void *event, void *stream);
 int gshmem_emu_event_synchronize(void *event);
 int gshmem_emu_event_query(void *event);
 int gshmem_emu_event_elapsed(float *ms, void *start, void *end);
+/* the flags an event was created with, and whether it was ever recorded (the HIP names' checks) */
+int gshmem_emu_event_info(void *event, unsigned *flags, int *recorded);
 int gshmem_emu_device_synchronize(void);
 int gshmem_emu_set_device(int device);
 int gshmem_emu_get_device(int *device);

@@ -118,6 +118,7 @@ struct emu_event {
     uint64_t recorded, done; /* records enqueued, records done */
     double t_ms;             /* when the last record ran */
     int dead;
+    unsigned flags; /* as created: HIP's elapsed time refuses events without timing */
 };
 struct emu_stream;
 struct dep {
@@ -478,11 +479,24 @@ int gshmem_emu_host_func(void *stream, void (*fn)(void *), void *arg) {
 
 /* ---- events ---- */
 int gshmem_emu_event_create(void **event, unsigned flags) {
-    (void)flags;
     struct emu_event *e = calloc(1, sizeof *e);
-    if (!e || !event)
+    if (!e || !event) {
+        free(e);
         return gshmem_emu_set_error(e ? E_INVALID_VALUE : E_MEMORY);
+    }
+    e->flags = flags;
     *event = e;
+    return E_OK;
+}
+
+int gshmem_emu_event_info(void *event, unsigned *flags, int *recorded) {
+    struct emu_event *ev = event;
+    if (!ev || ev->dead)
+        return gshmem_emu_set_error(E_INVALID_HANDLE);
+    pthread_mutex_lock(&dev_lock);
+    *flags = ev->flags;
+    *recorded = ev->recorded > 0;
+    pthread_mutex_unlock(&dev_lock);
     return E_OK;
 }
 
