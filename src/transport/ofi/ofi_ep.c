@@ -54,9 +54,10 @@ int shmemt_ofi_ep_open(struct ofi_ep *e, int wait_fd, char *err, size_t errlen) 
         return -1;
     }
     return 0;
-fail:
-    snprintf(err, errlen, "libfabric transport: %s failed on provider %s: %s", what,
-             shmemt_ofi.info->fabric_attr->prov_name, fi_strerror(-rc));
+fail:;
+    char hint[400];
+    snprintf(err, errlen, "libfabric transport: %s failed on provider %s: %s%s", what,
+             shmemt_ofi.info->fabric_attr->prov_name, fi_strerror(-rc), shmemt_ofi_fd_hint(rc, hint, sizeof hint));
     return -1;
 }
 

@@ -1,9 +1,12 @@
 /* ofi_init.c - the libfabric transport's start and end: libfabric loaded at run time, the provider picked, fabric,
  * domain, address vector and endpoint 0 opened, cards exchanged and peers inserted, finalize (see ofi.h,
  * docs/transport.md). */
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
@@ -17,15 +20,76 @@ int shmemi_ofi_up;
 
 struct shmemt_ofi_state shmemt_ofi = {.wait_fd = -1, .stop_pipe = {-1, -1}};
 
+/* Descriptors this process had open before the transport opened anything, and once it was up (-1: not yet). */
+static int fds_before = -1, fds_up = -1;
+
+static int fds_open(void) {
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+    if (!d)
+        return -1;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n - 3; /* less ".", ".." and the directory's own */
+}
+
+static void limit_str(rlim_t v, char *buf, size_t len) {
+    if (v == RLIM_INFINITY)
+        snprintf(buf, len, "unlimited");
+    else
+        snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+/* A provider that runs out of descriptors fails in whichever call needed the next one (a post that connects to a new
+ * peer, the progress thread's pipe, an endpoint's queue) with "Too many open files" alone; the job should say which
+ * limit to raise and to what. One socket per peer reached over the network, plus what the process had open with the
+ * transport up; before it was up, what it had open before plus a guess at the provider's own (its epoll and pipe
+ * descriptors, a listening socket). With 8-12 PEs here a PE had 19 open once up over net, 22 over tcp;ofi_rxm. */
+#define PROVIDER_FDS 16
+const char *shmemt_ofi_fd_hint(int rc, char *buf, size_t len) {
+    *buf = 0;
+    if ((rc < 0 ? -rc : rc) != FI_EMFILE)
+        return buf;
+    struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
+    getrlimit(RLIMIT_NOFILE, &rl);
+    char soft[24], hard[24];
+    limit_str(rl.rlim_cur, soft, sizeof soft);
+    limit_str(rl.rlim_max, hard, sizeof hard);
+    int peers = shmemi_rt.n_pes - (shmemi_rt.nlocal > 0 ? shmemi_rt.nlocal : 1);
+    int own = fds_up >= 0 ? fds_up : fds_before >= 0 ? fds_before + PROVIDER_FDS : PROVIDER_FDS;
+    /* (a margin: rxm keeps two sockets to a peer that connected to this PE while it connected to the peer) */
+    long need = (long)own + peers + 4 + peers / 4;
+    if (rl.rlim_cur != RLIM_INFINITY && (rlim_t)need <= rl.rlim_cur) /* out all the same: the estimate is short */
+        need = 2 * (long)rl.rlim_cur;
+    snprintf(buf, len,
+             "; this PE is out of file descriptors (ulimit -n: soft %s, hard %s) and needs about %ld: one per peer it "
+             "reaches over the network (%d), about %d of its own (the program's, the launcher's and the provider's) "
+             "and a margin; raise the limit before starting the job (ulimit -n %ld or more%s)",
+             soft, hard, need, peers, own, need,
+             rl.rlim_max != RLIM_INFINITY && (rlim_t)need > rl.rlim_max ? ", past the hard limit: ask the administrator"
+                                                                        : "");
+    return buf;
+}
+
+int shmemt_ofi_fds_exhausted(void) {
+    int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0)
+        close(fd);
+    return fd < 0 && errno == EMFILE;
+}
+
 static int load_libfabric(char *err, size_t errlen) {
     if (shmemt_ofi_lf.dl)
         return 0;
     void *dl = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!dl) {
+        char hint[400];
+        int e = errno;
         snprintf(err, errlen,
-                 "libfabric transport: cannot load libfabric.so.1 (%s); install libfabric (Debian: libfabric1), or run "
-                 "every PE on one node",
-                 dlerror());
+                 "libfabric transport: cannot load libfabric.so.1 (%s)%s; install libfabric (Debian: libfabric1), or "
+                 "run every PE on one node",
+                 dlerror(), shmemt_ofi_fd_hint(e == EMFILE ? e : 0, hint, sizeof hint));
         return -1;
     }
     *(void **)&shmemt_ofi_lf.getinfo = dlsym(dl, "fi_getinfo");
@@ -299,6 +363,8 @@ static int ofi_open(char *err, size_t errlen) {
     if (load_libfabric(err, errlen))
         return -1;
     shmemt_ofi_ticks_start();
+    fds_before = fds_open();
+    fds_up = -1;
     /* GPU memory that the provider must register as such (CUDA): a provider with FI_HMEM if there is one, else
      * without (GPU segments are then out of the network's reach) */
     shmemt_ofi.hmem = shmemi_rt.gpu && shmemi_gtl && shmemi_gtl->net_iface != FI_HMEM_SYSTEM && !shmemi_rt.net_for_gpu;
@@ -336,13 +402,16 @@ retry:
     shmemt_ofi.inject = i->tx_attr->inject_size;
     if ((rc = fi_fabric(i->fabric_attr, &shmemt_ofi.fabric, NULL)) ||
         (rc = fi_domain(shmemt_ofi.fabric, i, &shmemt_ofi.domain, NULL))) {
-        snprintf(err, errlen, "libfabric transport: cannot open provider %s: %s", i->fabric_attr->prov_name,
-                 fi_strerror(-rc));
+        char hint[400];
+        snprintf(err, errlen, "libfabric transport: cannot open provider %s: %s%s", i->fabric_attr->prov_name,
+                 fi_strerror(-rc), shmemt_ofi_fd_hint(rc, hint, sizeof hint));
         return -1;
     }
     struct fi_av_attr ava = {.type = FI_AV_TABLE, .count = (size_t)n};
     if ((rc = fi_av_open(shmemt_ofi.domain, &ava, &shmemt_ofi.av, NULL))) {
-        snprintf(err, errlen, "libfabric transport: fi_av_open: %s", fi_strerror(-rc));
+        char hint[400];
+        snprintf(err, errlen, "libfabric transport: fi_av_open: %s%s", fi_strerror(-rc),
+                 shmemt_ofi_fd_hint(rc, hint, sizeof hint));
         return -1;
     }
     shmemt_ofi.sleep_queue = shmemi_env.ofi_progress && !strcmp(i->fabric_attr->prov_name, "net") && queue_can_sleep();
@@ -473,11 +542,14 @@ static int ofi_connect(char *err, size_t errlen) {
         if (fi_control(&shmemt_ofi.ep0.cq->fid, FI_GETWAIT, &shmemt_ofi.wait_fd))
             shmemt_ofi.wait_fd = -1;
         if (shmemt_ofi_progress_start()) {
-            snprintf(err, errlen, "libfabric transport: cannot start the progress thread: %s", strerror(errno));
+            char hint[400];
+            snprintf(err, errlen, "libfabric transport: cannot start the progress thread: %s%s", strerror(errno),
+                     shmemt_ofi_fd_hint(errno, hint, sizeof hint));
             return -1;
         }
     }
     shmemi_ofi_up = 1;
+    fds_up = fds_open();
     shmemi_debug("libfabric transport up: %s, progress thread %s", shmemt_ofi.desc,
                  !shmemi_env.ofi_progress  ? "off"
                  : shmemt_ofi.sleep_queue  ? "sleeping on a queue of its own when idle"

@@ -143,6 +143,7 @@ struct stall {
     uint64_t t0;
     uint32_t n;
     int warned;
+    int fds_checked;
 };
 
 /* ---- local buffers, for providers that need them registered (FI_MR_LOCAL: verbs, efa) ----
@@ -205,6 +206,14 @@ struct ofi_card {
     uint64_t gpu_ok; /* bit si: GPU segment si registered */
     int64_t pid;
 };
+
+/* ---- ofi_init.c ---- */
+/* For the message of a call that failed with rc (a libfabric or errno code, either sign): when it is EMFILE, the
+ * process is out of file descriptors (the tcp provider's sockets, one per peer reached), and this writes into buf
+ * what to do: the limits and about how many descriptors the job needs. Returns buf ("" for any other rc). */
+SHMEMI_HIDDEN const char *shmemt_ofi_fd_hint(int rc, char *buf, size_t len);
+/* 1 when this process can open no more file descriptors (at its `ulimit -n`) */
+SHMEMI_HIDDEN int shmemt_ofi_fds_exhausted(void);
 
 /* ---- ofi_progress.c: driving the provider, completions, waits, the progress thread ---- */
 SHMEMI_HIDDEN __attribute__((noreturn)) void shmemt_ofi_fatal(const char *what, int rc);

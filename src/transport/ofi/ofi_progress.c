@@ -66,8 +66,10 @@ void shmemi_ofi_driving(int how) {
 }
 
 __attribute__((noreturn)) void shmemt_ofi_fatal(const char *what, int rc) {
-    shmemi_fatal(what, "libfabric error %d (%s) on provider %s", rc, fi_strerror(rc < 0 ? -rc : rc),
-                 shmemt_ofi.info ? shmemt_ofi.info->fabric_attr->prov_name : "?");
+    char hint[400];
+    shmemi_fatal(what, "libfabric error %d (%s) on provider %s%s", rc, fi_strerror(rc < 0 ? -rc : rc),
+                 shmemt_ofi.info ? shmemt_ofi.info->fabric_attr->prov_name : "?",
+                 shmemt_ofi_fd_hint(rc, hint, sizeof hint));
 }
 
 /* ---- completion ---- */
@@ -80,11 +82,12 @@ void shmemt_ofi_check_errors(struct ofi_ep *e, int cq_says) {
     char buf[256] = "";
     if (fi_cq_readerr(e->cq, &ce, 0) > 0)
         fi_cq_strerror(e->cq, ce.prov_errno, ce.err_data, buf, sizeof buf);
-    shmemi_fatal("shmem (libfabric transport)",
-                 "a network operation failed on provider %s: %s%s%s (a peer may have exited, or a transfer exceeded "
-                 "what the provider allows)",
+    char hint[400];
+    shmemt_ofi_fd_hint(ce.err, hint, sizeof hint);
+    shmemi_fatal("shmem (libfabric transport)", "a network operation failed on provider %s: %s%s%s%s",
                  shmemt_ofi.info->fabric_attr->prov_name, ce.err ? fi_strerror(ce.err) : "error counter raised",
-                 *buf ? ": " : "", buf);
+                 *buf ? ": " : "", buf,
+                 *hint ? hint : " (a peer may have exited, or a transfer exceeded what the provider allows)");
 }
 
 static void op_completed(void *ctx) {
@@ -167,6 +170,17 @@ void shmemt_ofi_stall_check(struct stall *s, const char *what, int pe, int refus
         snprintf(whom, sizeof whom, " (PE %d)", pe);
     const char *why = refused ? "the provider refuses every new operation (-FI_EAGAIN)"
                               : "an operation on the network has not completed";
+    if (secs >= 1 && !s->fds_checked) {
+        /* A provider that cannot open a socket to a peer (out of descriptors) refuses operations to it, or leaves them
+         * waiting, and reports no error: after a second of that, a PE at its descriptor limit ends the job saying so
+         * (nothing it waits for would free one). */
+        s->fds_checked = 1;
+        char hint[400];
+        if (shmemt_ofi_fds_exhausted())
+            shmemi_fatal("shmem (libfabric transport)", "%s: no progress for %d s on libfabric provider %s%s: %s%s",
+                         what, (int)secs, shmemt_ofi.info->fabric_attr->prov_name, whom, why,
+                         shmemt_ofi_fd_hint(FI_EMFILE, hint, sizeof hint));
+    }
     if (secs >= (uint64_t)limit)
         shmemi_fatal(
             "shmem (libfabric transport)",
