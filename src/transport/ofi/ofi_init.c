@@ -1,6 +1,5 @@
-/* ofi_init.c - the libfabric transport's start and end: libfabric loaded at run time, the provider picked, fabric,
- * domain, address vector and endpoint 0 opened, cards exchanged and peers inserted, finalize (see ofi.h,
- * docs/transport.md). */
+/* ofi_init.c - the libfabric transport's start and end: libfabric loaded, the provider picked, fabric, domain, AV
+ * and endpoint 0 opened, cards exchanged, peers inserted; finalize; the out-of-descriptors hint. */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>

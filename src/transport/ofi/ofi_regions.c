@@ -1,6 +1,5 @@
 /* ofi_regions.c - the /dev/shm regions of libfabric's shm provider: noted when an endpoint opens, removed on the ways
- * out that never close it (shmem_global_exit, fatal errors, signals) and, for peers already gone, by those that remain.
- */
+ * out that never close them (global exit, fatal errors, signals), and those of peers already gone by the rest. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -1,6 +1,5 @@
-/* ofi_stage.c - GPU segments the provider did not register (no FI_HMEM): reached through their owners' host memory,
- * puts as messages copied in, gets answered from copies out, the copies queued on the GPU so the owner keeps serving.
- */
+/* ofi_stage.c - GPU segments the provider did not register (no FI_HMEM), reached through their owners' host memory:
+ * puts copied in from messages, gets answered from copies out, copies queued on the GPU so the owner keeps serving. */
 #include <sys/mman.h>
 
 #include "gpu/gtl.h"
