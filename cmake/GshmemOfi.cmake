@@ -1,4 +1,4 @@
-# GshmemOfi.cmake - the libfabric transport: src/transport/ofi/ofi.c when libfabric is found, else ofi_none.c
+# GshmemOfi.cmake - the libfabric transport: src/transport/ofi/ofi_*.c when libfabric is found, else ofi_none.c
 # (a build for one node, which says so when a job needs the network).
 set(GSHMEM_WITH_OFI AUTO CACHE STRING "Build the libfabric transport: AUTO, ON or OFF")
 set(GSHMEM_OFI_FOUND FALSE)
@@ -15,10 +15,14 @@ if(NOT GSHMEM_WITH_OFI STREQUAL "OFF")
 endif()
 if(GSHMEM_OFI_FOUND)
   message(STATUS "gshmem: libfabric transport ON (libfabric ${LIBFABRIC_VERSION})")
-  target_sources(gshmem_obj PRIVATE ${PROJECT_SOURCE_DIR}/src/transport/ofi/ofi.c)
+  # one file per concern, their contract in ofi_int.h
+  set(_ofi ${PROJECT_SOURCE_DIR}/src/transport/ofi)
+  target_sources(gshmem_obj PRIVATE ${_ofi}/ofi_init.c ${_ofi}/ofi_ep.c ${_ofi}/ofi_mr.c ${_ofi}/ofi_progress.c
+                                    ${_ofi}/ofi_rma.c ${_ofi}/ofi_amo.c ${_ofi}/ofi_am.c ${_ofi}/ofi_stage.c
+                                    ${_ofi}/ofi_regions.c)
   target_compile_definitions(gshmem_obj PRIVATE GSHMEM_HAVE_OFI=1)
   target_include_directories(gshmem_obj PRIVATE ${LIBFABRIC_INCLUDE_DIRS})
-  # not linked: ofi.c loads libfabric.so.1 when a job needs the network (see there why)
+  # not linked: ofi_init.c loads libfabric.so.1 when a job needs the network (see there why)
   set(GSHMEM_OFI_LIBS "")
   # libfabric 1.17's "net" provider (TCP, no fabric atomics: gshmem's atomics travel as messages) gets a test run of
   # its own when this machine has it (fi_info from libfabric-bin lists it)
