@@ -353,6 +353,7 @@ static void do_init(int requested, const char *fn) {
         fflush(stdout);
     }
     shmemi_barrier_internal();
+    shmemi_debug("shmem_init: %u bootstrap exchanges", shmemb_rounds());
 }
 
 void shmem_init(void) { do_init(SHMEM_THREAD_SINGLE, "shmem_init"); }
