@@ -5,9 +5,10 @@ set -euo pipefail
 
 usage() {
     cat <<EOF
-usage: bench/init-scaling.sh [--build DIR] [--np "2 4 8 16 32 64"] [--reps 3] [--b-env "FI_PROVIDER=tcp"]
-                             [--csv FILE] [--transport ofi] [--provider tcp]
-Each PE count runs A then B, --reps times (alternating, so load drift hits both alike). Wall: seconds of the whole
+usage: bench/init-scaling.sh [--build DIR] [--b-build DIR] [--np "2 4 8 16 32 64"] [--reps 3]
+                             [--b-env "FI_PROVIDER=tcp"] [--csv FILE] [--transport ofi] [--provider tcp]
+Each PE count runs A then B, --reps times (alternating, so load drift hits both alike). --b-build: B runs that
+build's oshrun and library (A/B of two builds: B's environment is then A's unless --b-env is given too). Wall: seconds of the whole
 oshrun job (median of the reps). CPU/PE: user+sys of oshrun and all its PEs (RUSAGE_CHILDREN via /usr/bin/time)
 divided by the PE count (median). The CSV (one row per run: config,npes,rep,wall_s,cpu_s,cpu_per_pe_s) is for plotting.
 EOF
@@ -15,6 +16,7 @@ EOF
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$here/build
+bbuild=""
 nps="2 4 8 16 32 64"
 reps=3
 benv="FI_PROVIDER=tcp"
@@ -24,9 +26,10 @@ provider=tcp
 while [ $# -gt 0 ]; do
     case $1 in
     --build) build=$2; shift 2 ;;
+    --b-build) bbuild=$2; shift 2 ;;
     --np) nps=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
-    --b-env) benv=$2; shift 2 ;;
+    --b-env) benv=$2; benv_set=1; shift 2 ;;
     --csv) csv=$2; shift 2 ;;
     --transport) transport=$2; shift 2 ;;
     --provider) provider=$2; shift 2 ;;
@@ -34,22 +37,29 @@ while [ $# -gt 0 ]; do
     *) usage >&2; exit 2 ;;
     esac
 done
+[ -n "$bbuild" ] && [ -z "${benv_set:-}" ] && benv="B_=1"
+[ -n "$bbuild" ] || bbuild=$build
 [ -x /usr/bin/time ] || { echo "init-scaling.sh: needs /usr/bin/time (Debian: apt install time)" >&2; exit 1; }
-[ -x "$build/tools/oshrun" ] && [ -e "$build/libgshmem.so" ] ||
-    { echo "init-scaling.sh: no oshrun/libgshmem.so under $build: build first" >&2; exit 1; }
+for b in "$build" "$bbuild"; do
+    [ -x "$b/tools/oshrun" ] && [ -e "$b/libgshmem.so" ] ||
+        { echo "init-scaling.sh: no oshrun/libgshmem.so under $b: build first" >&2; exit 1; }
+done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf '#include <shmem.h>\nint main(void) {\n    shmem_init();\n    shmem_finalize();\n    return 0;\n}\n' >"$tmp/if.c"
 cc -I"$here/include" -o "$tmp/if" "$tmp/if.c" -L"$build" -lgshmem -Wl,-rpath,"$build"
+cp "$tmp/if" "$tmp/ifb"
+[ "$bbuild" = "$build" ] || cc -I"$here/include" -o "$tmp/ifb" "$tmp/if.c" -L"$bbuild" -lgshmem -Wl,-rpath,"$bbuild"
 [ -n "$csv" ] || csv=$tmp/init-scaling.csv
 echo "config,npes,rep,wall_s,cpu_s,cpu_per_pe_s" >"$csv"
 
 one() { # config npes rep env...
-    local cfg=$1 np=$2 rep=$3
+    local cfg=$1 np=$2 rep=$3 b=$build prog=$tmp/if
     shift 3
+    [ "$cfg" = A ] || { b=$bbuild; prog=$tmp/ifb; }
     env SHMEM_TRANSPORT="$transport" SHMEM_OFI_PROVIDER="$provider" "$@" /usr/bin/time -f "%e %U %S" -o "$tmp/t" \
-        "$build/tools/oshrun" -np "$np" "$tmp/if" >/dev/null 2>"$tmp/err" ||
+        "$b/tools/oshrun" -np "$np" "$prog" >/dev/null 2>"$tmp/err" ||
         { echo "init-scaling.sh: $cfg at $np PEs failed:" >&2; cat "$tmp/err" >&2; exit 1; }
     read -r wall u s <"$tmp/t"
     awk -v c="$cfg" -v n="$np" -v r="$rep" -v w="$wall" -v u="$u" -v s="$s" \
@@ -64,7 +74,8 @@ for np in $nps; do
     done
 done
 
-echo "A: SHMEM_TRANSPORT=$transport SHMEM_OFI_PROVIDER=$provider; B: A + $benv; medians of $reps"
+echo "A: $build, SHMEM_TRANSPORT=$transport SHMEM_OFI_PROVIDER=$provider; B: $bbuild, A's environment + $benv;" \
+    "medians of $reps"
 awk -F, 'NR > 1 { k = $1 "," $2; w[k] = w[k] " " $4; c[k] = c[k] " " $6; if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }
 function med(s,   a, m, i, j, t) { m = split(s, a, " "); for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
     if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t } return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }

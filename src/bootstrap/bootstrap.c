@@ -12,6 +12,7 @@
 extern char **environ;
 
 static const struct shmemb_ops *ops; /* set once shmemb_init succeeded */
+static unsigned rounds;              /* collectives through the launcher so far (shmemb_rounds) */
 
 void shmemb_say(const char *fmt, ...) {
     char line[1024];
@@ -143,10 +144,16 @@ static int not_up(const char *what) {
 }
 
 int shmemb_allgather(const void *in, void *out, size_t len) {
+    __atomic_add_fetch(&rounds, 1, __ATOMIC_RELAXED);
     return ops ? ops->allgather(in, out, len) : not_up("allgather");
 }
 
-int shmemb_barrier(void) { return ops ? ops->barrier() : not_up("barrier"); }
+int shmemb_barrier(void) {
+    __atomic_add_fetch(&rounds, 1, __ATOMIC_RELAXED);
+    return ops ? ops->barrier() : not_up("barrier");
+}
+
+unsigned shmemb_rounds(void) { return __atomic_load_n(&rounds, __ATOMIC_RELAXED); }
 
 int shmemb_finalize(void) {
     if (!ops)

@@ -24,6 +24,9 @@ SHMEMB_HIDDEN int shmemb_init(struct shmemb_info *info);
 /* out receives size * len bytes: rank r's `in` at out + r * len. Collective over all PEs. */
 SHMEMB_HIDDEN int shmemb_allgather(const void *in, void *out, size_t len);
 SHMEMB_HIDDEN int shmemb_barrier(void);
+/* Allgathers and barriers this process has run so far: each is one round trip through the launcher (oshrun's socket,
+ * or a PMIx fence), the cost that grows with the job at start-up; shmem_init reports its count (SHMEM_DEBUG). */
+SHMEMB_HIDDEN unsigned shmemb_rounds(void);
 /* Tells the launcher this PE finalized cleanly, then disconnects. */
 SHMEMB_HIDDEN int shmemb_finalize(void);
 /* Asks the launcher to tear the whole job down and exit with `code`; msg (may be NULL) is printed by the launcher.

@@ -4,13 +4,22 @@
 
 #include "state.h"
 
-/* The segments, in three collective steps (through the bootstrap), each 0 or -1 with a message naming the setting.
- * create: this PE's segments (after one exchange that sizes them). agree: every PE describes its segments to the
- * others; a difference fails on every PE with the same message. map: every PE maps its node peers' segments.
- * Every PE reaches the end of create and of agree, failed or not, so shmem_init can report a failure there once. */
-SHMEMI_HIDDEN int shmemi_segments_create(char *err, size_t errlen);
-SHMEMI_HIDDEN int shmemi_segments_agree(char *err, size_t errlen);
+/* The segments, in steps around shmem_init's exchanges (runtime/init.c packs what each PE tells the others into one
+ * blob per exchange; blobs are `stride` bytes apart, rank order), each 0 or -1 with a message naming the setting.
+ * room: what this PE sees free (room_bytes of it), for the first exchange. create: this PE's segments, sized from
+ * every PE's room (the same decision on every PE, no exchange of its own). desc: this PE's segments described
+ * (desc_bytes), for the second exchange. agree: every PE's descriptions compared; a difference fails on every PE
+ * with the same message. map: every PE maps its node peers' segments. unlink: their names go, once every node peer
+ * has mapped them (after a synchronization that follows map on every PE: shmem_init's last barrier). Every PE
+ * reaches the end of create and of agree, failed or not, so shmem_init can report a failure there once. */
+SHMEMI_HIDDEN size_t shmemi_segments_room_bytes(void);
+SHMEMI_HIDDEN void shmemi_segments_room(void *out);
+SHMEMI_HIDDEN int shmemi_segments_create(const void *rooms, size_t stride, char *err, size_t errlen);
+SHMEMI_HIDDEN size_t shmemi_segments_desc_bytes(void);
+SHMEMI_HIDDEN void shmemi_segments_desc(void *out);
+SHMEMI_HIDDEN int shmemi_segments_agree(const void *descs, size_t stride, char *err, size_t errlen);
 SHMEMI_HIDDEN int shmemi_segments_map(char *err, size_t errlen);
+SHMEMI_HIDDEN void shmemi_segments_unlink(void);
 /* The heap SHMEM_SYMMETRIC_SIZE=auto proposes for each PE when node_pes PEs share this node (the job takes the
  * least over its PEs) */
 SHMEMI_HIDDEN size_t shmemi_heap_auto(int node_pes);

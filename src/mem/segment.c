@@ -808,16 +808,24 @@ static const char *mib(uint64_t n, char *buf, size_t len) {
     return buf;
 }
 
+size_t shmemi_segments_room_bytes(void) { return sizeof(struct room); }
+
+void shmemi_segments_room(void *out) {
+    struct room r = room_here(shmemi_rt.node_pes);
+    memcpy(out, &r, sizeof r);
+}
+
 /* The heap's size (SHMEM_SYMMETRIC_SIZE, or auto's choice), and whether every node can back the heap and the host
- * partitions of each of its PEs. Collective: one exchange of what each PE sees, from which every PE decides alike
- * (the least over the job), so a refusal reads the same on every PE. heapvar gets how the heap was sized. */
-static int heap_size_checked(size_t *out, char *heapvar, size_t hvlen, char *err, size_t errlen) {
+ * partitions of each of its PEs, from what every PE saw (rooms: shmem_init's first exchange), so every PE decides
+ * alike (the least over the job) and a refusal reads the same on every PE. heapvar gets how the heap was sized. */
+static int heap_size_checked(const void *rooms, size_t stride, size_t *out, char *heapvar, size_t hvlen, char *err,
+                             size_t errlen) {
     int n = shmemi_rt.n_pes;
     struct room mine = room_here(shmemi_rt.node_pes), *all = calloc((size_t)n, sizeof *all);
-    if (!all || shmemb_allgather(&mine, all, sizeof mine)) {
-        free(all);
-        return errf(err, errlen, "cannot exchange the room in /dev/shm through the bootstrap");
-    }
+    if (!all)
+        return errf(err, errlen, "out of memory");
+    for (int pe = 0; pe < n; pe++)
+        memcpy(&all[pe], (const char *)rooms + (size_t)pe * stride, sizeof *all);
     size_t parts = host_part_bytes(), heap = shmemi_env.symmetric_size;
     int w = -1; /* the PE with the least room per PE in /dev/shm */
     for (int pe = 0; pe < n; pe++) {
@@ -881,7 +889,7 @@ static int heap_size_checked(size_t *out, char *heapvar, size_t hvlen, char *err
                 mib(r.free, c, sizeof c), mib(share, d, sizeof d), fix);
 }
 
-int shmemi_segments_create(char *err, size_t errlen) {
+int shmemi_segments_create(const void *rooms, size_t stride, char *err, size_t errlen) {
     shmemi_rt.page = (size_t)sysconf(_SC_PAGESIZE);
     for (int i = 0; i < SHMEMI_MAX_SEGS; i++)
         backing[i] = (struct backing){.fd = -1};
@@ -891,7 +899,7 @@ int shmemi_segments_create(char *err, size_t errlen) {
     heap->name = "symmetric heap";
     char heapvar[96];
     size_t heap_size = 0;
-    if (heap_size_checked(&heap_size, heapvar, sizeof heapvar, err, errlen))
+    if (heap_size_checked(rooms, stride, &heap_size, heapvar, sizeof heapvar, err, errlen))
         return -1;
     shmemi_debug("the symmetric heap: %s", heapvar);
     if (create_anon(heap, "heap", heap_size, heapvar, NULL, err, errlen))
@@ -969,20 +977,31 @@ int shmemi_segments_create(char *err, size_t errlen) {
 /* every PE's description of each segment, from shmemi_segments_agree to shmemi_segments_map */
 static struct seg_desc *descs;
 
-int shmemi_segments_agree(char *err, size_t errlen) {
-    /* every PE must have the same segments: a mismatch means different environments or programs */
+/* Room for every segment a PE may have, so that the exchange has the same length on every PE even where their
+ * segments differ (which agree then says) */
+size_t shmemi_segments_desc_bytes(void) { return sizeof(struct seg_desc) * (SHMEMI_MAX_SEGS + 1); }
+
+void shmemi_segments_desc(void *out) {
     int n = shmemi_rt.nsegs, nall = n + 1;
-    struct shmemi_seg *in = &shmemi_rt.internal;
-    struct seg_desc mine[SHMEMI_MAX_SEGS + 1];
+    struct seg_desc *mine = out;
+    memset(out, 0, shmemi_segments_desc_bytes());
     for (int i = 0; i < nall; i++) {
-        struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
+        struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : &shmemi_rt.internal;
         mine[i] = (struct seg_desc){s->size, s->map_size, s->base_align,     s->role,    s->part_id,
                                     s->kind, 0,           (int32_t)getpid(), s->share_fd};
     }
+}
+
+int shmemi_segments_agree(const void *blobs, size_t stride, char *err, size_t errlen) {
+    /* every PE must have the same segments: a mismatch means different environments or programs */
+    int n = shmemi_rt.nsegs, nall = n + 1;
+    struct shmemi_seg *in = &shmemi_rt.internal;
     free(descs);
     struct seg_desc *all = descs = calloc((size_t)shmemi_rt.n_pes * (size_t)nall, sizeof *all);
-    if (!all || shmemb_allgather(mine, all, sizeof(struct seg_desc) * (size_t)nall))
-        return errf(err, errlen, "bootstrap allgather failed");
+    if (!all)
+        return errf(err, errlen, "out of memory");
+    for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
+        memcpy(&all[(size_t)pe * (size_t)nall], (const char *)blobs + (size_t)pe * stride, sizeof *all * (size_t)nall);
     free(shmemi_rt.pids);
     if (!(shmemi_rt.pids = calloc((size_t)shmemi_rt.n_pes, sizeof *shmemi_rt.pids)))
         return errf(err, errlen, "out of memory");
@@ -1035,10 +1054,14 @@ int shmemi_segments_map(char *err, size_t errlen) {
         return -1;
     if (shmemi_gtl && shmemi_env.gpu_pin_host && pin_host(err, errlen))
         return -1;
-    /* once everyone has mapped everything the names are not needed: unlinking now means a crash later cannot
-     * leave segments behind in /dev/shm */
-    if (shmemb_barrier())
-        return errf(err, errlen, "bootstrap barrier failed");
+    shmemi_debug("segments: heap %zu B at %p, static %zu B at %p, %d partition%s", heap->size, (void *)heap->base,
+                 st->size, (void *)st->base, shmemi_npartitions, shmemi_npartitions == 1 ? "" : "s");
+    return 0;
+}
+
+void shmemi_segments_unlink(void) {
+    int n = shmemi_rt.nsegs, nall = n + 1;
+    struct shmemi_seg *in = &shmemi_rt.internal;
     for (int i = 0; i < nall; i++) {
         struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
         if (s->kind == SHMEMI_MEM_DEVICE) {
@@ -1050,9 +1073,6 @@ int shmemi_segments_map(char *err, size_t errlen) {
             unlink_own(s);
         }
     }
-    shmemi_debug("segments: heap %zu B at %p, static %zu B at %p, %d partition%s", heap->size, (void *)heap->base,
-                 st->size, (void *)st->base, shmemi_npartitions, shmemi_npartitions == 1 ? "" : "s");
-    return 0;
 }
 
 void shmemi_segments_destroy(void) {

@@ -27,6 +27,7 @@ static __attribute__((noreturn)) void init_fail(const char *fn, const char *msg)
     fflush(stderr);
     if (shmemi_rt.n_pes) {
         shmemi_ofi_regions_unlink();
+        shmemi_segments_unlink_names(); /* (those of the segments no peer needs any more, when init stops) */
         shmemb_abort(1, NULL);
     }
     exit(1);
@@ -52,32 +53,48 @@ static __attribute__((noreturn)) void gpu_net_fail(const char *fn, const char *n
     init_fail(fn, gpu_net_why(msg, sizeof msg, net_err));
 }
 
-/* A check every PE makes at the same point of shmem_init (a setting's value): msg is this PE's failure, or NULL.
- * Every PE would otherwise print the same line, N lines for one bad setting, so the PEs tell each other whether and
- * how (a hash of the message) they failed, and a failing PE prints its line only when no lower PE failed with the
- * same message: once for the job, while a PE that fails alone, or differently, still says why. Then every PE
- * leaves with status 1, after the lines are out. Returns only when no PE failed. */
-static void init_check_all(const char *fn, const char *msg) {
-    uint64_t mine = 0;
-    if (msg) {
-        mine = 14695981039346656037ull; /* FNV-1a */
-        for (const char *c = msg; *c; c++)
-            mine = (mine ^ (unsigned char)*c) * 1099511628211ull;
-        mine |= 1; /* 0 is "no failure" */
+/* What heads every PE's blob in shmem_init's exchanges: whether and how (a hash of the message) it failed, at which
+ * step, and what the first exchange carries besides the room in /dev/shm (segment.c's part, after it) */
+struct boot_head {
+    uint64_t fail; /* FNV-1a of the failure's message, 0: none */
+    int32_t step;  /* the step of shmem_init it failed at (1, 2: see do_init), 0: none */
+    int32_t cpu;   /* first exchange: the core it runs on (shmemi_place_cpu) */
+    int32_t lead;  /* first exchange: the lowest PE of its node */
+    int32_t pad;
+};
+
+static uint64_t msg_hash(const char *msg) {
+    uint64_t h = 14695981039346656037ull; /* FNV-1a */
+    for (const char *c = msg; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    return h | 1; /* 0 is "no failure" */
+}
+
+/* The end of a failed shmem_init once every PE knows who failed and how (heads: every PE's, stride bytes apart). Every
+ * PE would otherwise print the same line, N lines for one bad setting, so a failing PE prints its line only when no
+ * lower PE failed with the same message: once for the job, while a PE that fails alone, or differently, still says
+ * why. Only the failures of the earliest step any PE failed at count (a PE that failed earlier skipped the later
+ * steps). Then every PE leaves with status 1, after the lines are out. Returns only when no PE failed. */
+static void init_check_heads(const char *fn, const char *msg, int step, const void *heads, size_t stride) {
+    const struct boot_head *h;
+    int n = shmemi_rt.n_pes, low = 0;
+    for (int pe = 0; pe < n; pe++) {
+        h = (const void *)((const char *)heads + (size_t)pe * stride);
+        if (h->fail && (!low || h->step < low))
+            low = h->step;
     }
-    uint64_t *all = calloc((size_t)shmemi_rt.n_pes, sizeof *all);
-    if (!all || shmemb_allgather(&mine, all, sizeof mine))
-        init_fail(fn, msg ? msg : "bootstrap allgather failed");
-    int first = -1, speak = msg != NULL;
-    for (int pe = 0; pe < shmemi_rt.n_pes; pe++) {
-        if (all[pe] && first < 0)
+    if (!low)
+        return;
+    uint64_t mine = msg && step == low ? msg_hash(msg) : 0;
+    int first = -1, speak = mine != 0;
+    for (int pe = 0; pe < n; pe++) {
+        h = (const void *)((const char *)heads + (size_t)pe * stride);
+        uint64_t f = h->fail && h->step == low ? h->fail : 0;
+        if (f && first < 0)
             first = pe;
-        if (pe < shmemi_rt.my_pe && all[pe] == mine)
+        if (pe < shmemi_rt.my_pe && f == mine)
             speak = 0;
     }
-    free(all);
-    if (first < 0)
-        return;
     if (speak)
         fprintf(stderr, "gshmem: PE %d: %s: %s\n", shmemi_rt.my_pe, fn, msg);
     fflush(stderr);
@@ -86,6 +103,31 @@ static void init_check_all(const char *fn, const char *msg) {
         shmemb_abort(1, NULL);
     /* the others wait to be ended with it, quietly (a barrier it never joined would fail with a line of its own
      * under PMIx), and leave by themselves should no launcher end them */
+    for (int ms = 0; ms < 5000; ms += 10)
+        nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+    exit(1);
+}
+
+/* A check every PE makes at the same point of shmem_init, where nothing else is exchanged (GPU set-up, the network
+ * of a job with GPUs): msg is this PE's failure, or NULL. One exchange of the heads, then init_check_heads. */
+static void init_check_all(const char *fn, const char *msg) {
+    struct boot_head mine = {msg ? msg_hash(msg) : 0, msg ? 1 : 0, 0, 0, 0};
+    struct boot_head *all = calloc((size_t)shmemi_rt.n_pes, sizeof *all);
+    if (!all || shmemb_allgather(&mine, all, sizeof mine))
+        init_fail(fn, msg ? msg : "bootstrap allgather failed");
+    init_check_heads(fn, msg, mine.step, all, sizeof *all);
+    free(all);
+}
+
+/* A failure every PE finds alike from what they all exchanged (their segments differ): PE 0 says it for the job and
+ * ends it, with no exchange of its own; the others wait to be ended with it, and leave by themselves should no
+ * launcher end them. */
+static __attribute__((noreturn)) void init_fail_alike(const char *fn, const char *msg) {
+    if (shmemi_rt.my_pe == 0) {
+        fprintf(stderr, "gshmem: PE 0: %s: %s\n", fn, msg);
+        fflush(stderr);
+        shmemb_abort(1, NULL);
+    }
     for (int ms = 0; ms < 5000; ms += 10)
         nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
     exit(1);
@@ -217,8 +259,6 @@ static void do_init(int requested, const char *fn) {
         shmemi_env_unknown(stderr, prefix, " [SHMEM_WARN_UNKNOWN_ENV=0 hides these]");
         fflush(stderr);
     }
-    init_check_all(fn, env_bad ? err : NULL);
-    mpi_under_oshrun(&info, fn);
     snprintf(shmemi_rt.jobid, sizeof shmemi_rt.jobid, "%s", info.jobid);
     shmemi_watch_setup();
     int gpu_bits = requested & (SHMEM_DEVICE_HOST_INIT | SHMEM_DEVICE_KERNEL_INIT);
@@ -226,39 +266,59 @@ static void do_init(int requested, const char *fn) {
     shmemi_rt.thread_level = requested < SHMEM_THREAD_SINGLE     ? SHMEM_THREAD_SINGLE
                              : requested > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
                                                                  : requested;
-    /* who is mapped: the node-local PEs (all of them under oshrun), only this one under SHMEM_TRANSPORT=ofi, those of
-     * this PE's block under SHMEM_TEST_NODE_SIZE */
-    shmemi_rt.local = calloc((size_t)info.size, 1);
-    if (!shmemi_rt.local)
+    /* Start-up exchanges through the launcher, each one round trip of every PE (oshrun's socket, a PMIx fence) that
+     * grows with the job: a host-only job has two, each PE's contributions packed into one blob, headed by whether it
+     * failed so far (a bad setting is then said once for the job with no exchange of its own):
+     *   1. its failure (a bad setting), core, node lead, and the room it sees in /dev/shm;
+     *   2. its failure (its segments, or the network's start), its segments' descriptions, and where the network is
+     *      up for a host-only job, its card (address, keys and bases of its registered segments).
+     * Two, not one, because the heap's size is the least over every PE's room (SHMEM_SYMMETRIC_SIZE=auto) and must fit
+     * every node's /dev/shm: every segment, and so every description, key and base of the second exchange, exists
+     * only once the first one is in. A job with GPUs has its own exchanges besides (GPU support on every PE, peer
+     * mappings), and opens the network after the segments are mapped (which GPU memory it must register depends on
+     * them), so its card goes in an exchange of its own. */
+    struct boot_head *head;
+    size_t len1 = sizeof *head + shmemi_segments_room_bytes();
+    char *mine1 = calloc(1, len1), *all1 = calloc((size_t)info.size, len1);
+    if (!mine1 || !all1)
         init_fail(fn, "out of memory");
+    head = (void *)mine1;
     int force_net = !strcmp(shmemi_env.transport, "ofi"), block = shmemi_env.node_size || *shmemi_env.test_nodes;
-    for (int i = 0; i < (info.local_ranks ? info.nlocal : info.size); i++) {
-        int r = info.local_ranks ? info.local_ranks[i] : i;
-        if (r >= 0 && r < info.size && (!force_net || r == info.rank) &&
-            (!block || test_node(r) == test_node(info.rank)))
-            shmemi_rt.local[r] = 1;
-    }
-    shmemi_rt.local[info.rank] = 1;
-    free(shmemi_rt.same_host);
-    if (!(shmemi_rt.same_host = calloc((size_t)info.size, 1)))
-        init_fail(fn, "out of memory");
-    for (int i = 0; i < (info.local_ranks ? info.nlocal : info.size); i++) {
-        int r = info.local_ranks ? info.local_ranks[i] : i;
-        if (r >= 0 && r < info.size)
-            shmemi_rt.same_host[r] = 1;
-    }
-    shmemi_rt.nlocal = 0;
-    for (int i = 0; i < info.size; i++)
-        shmemi_rt.nlocal += shmemi_rt.local[i];
-    if (shmemi_rt.nlocal < info.size && !strcmp(shmemi_env.transport, "shm")) {
-        snprintf(err, sizeof err,
-                 "SHMEM_TRANSPORT=shm, but %d of the %d PEs %s on other nodes; unset it (or set auto) so %s "
-                 "reached through libfabric",
-                 info.size - shmemi_rt.nlocal, info.size, info.size - shmemi_rt.nlocal == 1 ? "is" : "are",
-                 info.size - shmemi_rt.nlocal == 1 ? "it is" : "they are");
-        init_fail(fn, err);
-    }
-    {
+    if (env_bad) { /* the settings this PE would go on with are not the ones asked for */
+        head->fail = msg_hash(err);
+        head->step = 1;
+    } else {
+        /* who is mapped: the node-local PEs (all of them under oshrun), only this one under SHMEM_TRANSPORT=ofi, those
+         * of this PE's block under SHMEM_TEST_NODE_SIZE */
+        shmemi_rt.local = calloc((size_t)info.size, 1);
+        if (!shmemi_rt.local)
+            init_fail(fn, "out of memory");
+        for (int i = 0; i < (info.local_ranks ? info.nlocal : info.size); i++) {
+            int r = info.local_ranks ? info.local_ranks[i] : i;
+            if (r >= 0 && r < info.size && (!force_net || r == info.rank) &&
+                (!block || test_node(r) == test_node(info.rank)))
+                shmemi_rt.local[r] = 1;
+        }
+        shmemi_rt.local[info.rank] = 1;
+        free(shmemi_rt.same_host);
+        if (!(shmemi_rt.same_host = calloc((size_t)info.size, 1)))
+            init_fail(fn, "out of memory");
+        for (int i = 0; i < (info.local_ranks ? info.nlocal : info.size); i++) {
+            int r = info.local_ranks ? info.local_ranks[i] : i;
+            if (r >= 0 && r < info.size)
+                shmemi_rt.same_host[r] = 1;
+        }
+        shmemi_rt.nlocal = 0;
+        for (int i = 0; i < info.size; i++)
+            shmemi_rt.nlocal += shmemi_rt.local[i];
+        if (shmemi_rt.nlocal < info.size && !strcmp(shmemi_env.transport, "shm")) {
+            snprintf(err, sizeof err,
+                     "SHMEM_TRANSPORT=shm, but %d of the %d PEs %s on other nodes; unset it (or set auto) so %s "
+                     "reached through libfabric",
+                     info.size - shmemi_rt.nlocal, info.size, info.size - shmemi_rt.nlocal == 1 ? "is" : "are",
+                     info.size - shmemi_rt.nlocal == 1 ? "it is" : "they are");
+            init_fail(fn, err);
+        }
         cpu_set_t set;
         int cpus = sched_getaffinity(0, sizeof set, &set) ? 1 : CPU_COUNT(&set);
         if (shmemi_env.boot_cpus > cpus) /* oshrun bound this PE to one of them */
@@ -271,40 +331,75 @@ static void do_init(int requested, const char *fn) {
         shmemi_rt.wait_spin = shmemi_env.wait_spin >= 0  ? (unsigned long)shmemi_env.wait_spin
                               : shmemi_rt.oversubscribed ? 20
                                                          : 2000;
+        /* where every PE runs, so each takes the GPU and NIC nearest its cores, spread over the PEs near the same
+         * ones; and who shares a node with whom, for collectives in two levels */
+        head->cpu = shmemi_place_cpu();
+        while (!shmemi_rt.local[head->lead])
+            head->lead++;
+        shmemi_segments_room(mine1 + sizeof *head);
     }
-    /* where every PE runs, so each takes the GPU and NIC nearest its cores, spread over the PEs near the same ones */
-    int my_cpu = shmemi_place_cpu();
+    if (shmemb_allgather(mine1, all1, len1))
+        init_fail(fn, env_bad ? err : "bootstrap allgather failed");
+    init_check_heads(fn, env_bad ? err : NULL, head->step, all1, len1);
+    free(mine1);
+    mpi_under_oshrun(&info, fn);
+    int remote = shmemi_rt.nlocal < shmemi_rt.n_pes;
     free(shmemi_rt.place_cpu);
+    free(shmemi_rt.node_of);
+    shmemi_rt.node_of = NULL;
     shmemi_rt.place_gpu[0] = shmemi_rt.place_nic[0] = '\0';
     if (!(shmemi_rt.place_cpu = malloc((size_t)info.size * sizeof(int))) ||
-        shmemb_allgather(&my_cpu, shmemi_rt.place_cpu, sizeof my_cpu))
-        init_fail(fn, "cannot exchange the PEs' cores through the bootstrap");
+        (remote && !(shmemi_rt.node_of = malloc((size_t)info.size * sizeof(int)))))
+        init_fail(fn, "out of memory");
+    for (int pe = 0; pe < info.size; pe++) {
+        const struct boot_head *h = (const void *)(all1 + (size_t)pe * len1);
+        shmemi_rt.place_cpu[pe] = h->cpu;
+        if (remote)
+            shmemi_rt.node_of[pe] = h->lead;
+    }
     gpu_setup(gpu_bits & SHMEM_DEVICE_HOST_INIT, gpu_bits & SHMEM_DEVICE_KERNEL_INIT, fn);
-    /* a setting no PE can honour (a size, a page size, a NUMA node) fails alike on every PE: said once */
-    init_check_all(fn, shmemi_segments_create(err, sizeof err) ? err : NULL);
-    init_check_all(fn, shmemi_segments_agree(err, sizeof err) ? err : NULL);
+
+    /* the second exchange; the network of a host-only job opens before it, so that its card rides in it */
+    int early_net = remote && !shmemi_gtl;
+    size_t descs = shmemi_segments_desc_bytes(), card = early_net ? shmemi_ofi_card_bytes() : 0;
+    size_t len2 = sizeof *head + descs + card;
+    char *mine2 = calloc(1, len2), *all2 = calloc((size_t)info.size, len2);
+    if (!mine2 || !all2)
+        init_fail(fn, "out of memory");
+    head = (void *)mine2;
+    /* a setting no PE can honour (a size, a page size, a NUMA node, a provider or a domain that is not there) fails
+     * alike on every PE: said once */
+    if (shmemi_segments_create(all1 + sizeof *head, len1, err, sizeof err)) {
+        head->step = 1;
+    } else {
+        shmemi_segments_desc(mine2 + sizeof *head);
+        if (early_net && shmemi_ofi_open(err, sizeof err))
+            head->step = 2;
+        else if (early_net)
+            shmemi_ofi_card(mine2 + sizeof *head + descs);
+    }
+    free(all1);
+    head->fail = head->step ? msg_hash(err) : 0;
+    if (shmemb_allgather(mine2, all2, len2))
+        init_fail(fn, head->step ? err : "bootstrap allgather failed");
+    init_check_heads(fn, head->step ? err : NULL, head->step, all2, len2);
+    free(mine2);
+    if (shmemi_segments_agree(all2 + sizeof *head, len2, err, sizeof err))
+        init_fail_alike(fn, err);
     if (shmemi_segments_map(err, sizeof err))
         init_fail(fn, err);
     /* the network: for other nodes, and for GPU memory of this node's PEs that some PE's GPU cannot map, or not
      * update atomically (src/mem: then it registers no GPU memory, and each PE applies what comes for its own) */
-    int remote = shmemi_rt.nlocal < shmemi_rt.n_pes;
     shmemi_rt.net_for_gpu &= !remote;
     if (remote || shmemi_rt.net_for_gpu) {
-        if (remote) { /* who shares a node with whom, for collectives in two levels */
-            int lead = 0;
-            while (!shmemi_rt.local[lead])
-                lead++;
-            free(shmemi_rt.node_of);
-            if (!(shmemi_rt.node_of = malloc((size_t)info.size * sizeof(int))) ||
-                shmemb_allgather(&lead, shmemi_rt.node_of, sizeof lead))
-                init_fail(fn, "cannot exchange the PEs' nodes through the bootstrap");
-        }
-        /* every PE opens the network, or fails to, before any exchange: a provider or domain that is not there
-         * (SHMEM_OFI_PROVIDER, SHMEM_OFI_DOMAIN) is said once for the job */
         char msg[1400];
-        int bad = shmemi_ofi_open(err, sizeof err) != 0;
-        init_check_all(fn, !bad ? NULL : remote ? err : gpu_net_why(msg, sizeof msg, err));
-        if (shmemi_ofi_connect(err, sizeof err)) {
+        if (!early_net) {
+            /* every PE opens the network, or fails to, before any exchange: a provider or domain that is not there
+             * (SHMEM_OFI_PROVIDER, SHMEM_OFI_DOMAIN) is said once for the job */
+            int bad = shmemi_ofi_open(err, sizeof err) != 0;
+            init_check_all(fn, !bad ? NULL : remote ? err : gpu_net_why(msg, sizeof msg, err));
+        }
+        if (shmemi_ofi_connect(early_net ? all2 + sizeof *head + descs : NULL, len2, err, sizeof err)) {
             if (remote)
                 init_fail(fn, err);
             gpu_net_fail(fn, err);
@@ -316,6 +411,7 @@ static void do_init(int requested, const char *fn) {
          * operations on GPU memory to their owner */
         shmemi_rt.amo_net = remote && shmemi_ofi_fabric_atomics();
     }
+    free(all2);
     shmemi_teams_init();
     shmemi_rt.init_state = 1;
     shmemi_rt.kernel_provided = 0;
@@ -353,6 +449,10 @@ static void do_init(int requested, const char *fn) {
         fflush(stdout);
     }
     shmemi_barrier_internal();
+    /* every node peer has mapped this PE's segments (each maps before it joins that barrier): their names go now,
+     * so that a crash later leaves nothing in /dev/shm (no bootstrap barrier of their own for it) */
+    shmemi_segments_unlink();
+    shmemi_debug("shmem_init: %u bootstrap exchanges", shmemb_rounds());
 }
 
 void shmem_init(void) { do_init(SHMEM_THREAD_SINGLE, "shmem_init"); }

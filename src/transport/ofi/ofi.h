@@ -21,9 +21,14 @@ SHMEMI_HIDDEN extern int shmemi_ofi_up;
 /* The transport's start, in two steps, each 0 or -1 with a message in err. open: this PE alone picks the provider
  * (SHMEM_OFI_PROVIDER, SHMEM_OFI_DOMAIN), opens it and registers every segment (user segments and the control
  * block); no bootstrap call, so every PE reaches its end, failed or not, and shmem_init can say a failure every PE
- * shares once. connect: exchanges addresses and keys (collective over all PEs, through the bootstrap). */
+ * shares once. connect: takes in every PE's addresses and keys (collective over all PEs). */
 SHMEMI_HIDDEN int shmemi_ofi_open(char *err, size_t errlen);
-SHMEMI_HIDDEN int shmemi_ofi_connect(char *err, size_t errlen);
+SHMEMI_HIDDEN int shmemi_ofi_connect(const void *cards, size_t stride, char *err, size_t errlen);
+/* This PE's card (address, keys and bases of its registered segments: card_bytes of it) once open succeeded, for
+ * shmem_init to carry in an exchange of its own; connect then takes every PE's (stride bytes apart, rank order), or
+ * NULL to exchange them itself. */
+SHMEMI_HIDDEN size_t shmemi_ofi_card_bytes(void);
+SHMEMI_HIDDEN void shmemi_ofi_card(void *out);
 /* Completes everything, stops the progress thread, closes the provider (collective: every PE calls it). */
 SHMEMI_HIDDEN void shmemi_ofi_fini(void);
 /* Removes the /dev/shm regions the provider keeps this PE's endpoints in (libfabric's shm provider), on the way out of

@@ -334,9 +334,13 @@ static void signals_restore(const struct sigaction *saved) {
 }
 
 static int ofi_open(char *err, size_t errlen);
-static int ofi_connect(char *err, size_t errlen);
+static int ofi_connect(const void *cards, size_t stride, char *err, size_t errlen);
 /* what this PE tells the others, from ofi_open to ofi_connect */
 static struct ofi_card card;
+
+size_t shmemi_ofi_card_bytes(void) { return sizeof card; }
+
+void shmemi_ofi_card(void *out) { memcpy(out, &card, sizeof card); }
 
 int shmemi_ofi_open(char *err, size_t errlen) {
     struct sigaction saved[SIG_KEPT];
@@ -346,10 +350,10 @@ int shmemi_ofi_open(char *err, size_t errlen) {
     return rc;
 }
 
-int shmemi_ofi_connect(char *err, size_t errlen) {
+int shmemi_ofi_connect(const void *cards, size_t stride, char *err, size_t errlen) {
     struct sigaction saved[SIG_KEPT];
     signals_save(saved);
-    int rc = ofi_connect(err, errlen);
+    int rc = ofi_connect(cards, stride, err, errlen);
     signals_restore(saved);
     if (rc == 0)
         shmemt_ofi_regions_guard();
@@ -475,7 +479,9 @@ retry:
     return shmemt_ofi_mr_segs_open(i, mine, err, errlen);
 }
 
-static int ofi_connect(char *err, size_t errlen) {
+/* cards: every PE's card, stride bytes apart, where shmem_init carried them in an exchange of its own; NULL: this
+ * exchanges them (a job with GPUs opens the network after the segments' exchange) */
+static int ofi_connect(const void *cards, size_t stride, char *err, size_t errlen) {
     int n = shmemi_rt.n_pes;
     struct fi_info *i = shmemt_ofi.info;
     struct ofi_card *all = calloc((size_t)n, sizeof *all);
@@ -485,7 +491,10 @@ static int ofi_connect(char *err, size_t errlen) {
         snprintf(err, errlen, "libfabric transport: out of memory");
         return -1;
     }
-    if (shmemb_allgather(&card, all, sizeof card)) {
+    if (cards) {
+        for (int pe = 0; pe < n; pe++)
+            memcpy(&all[pe], (const char *)cards + (size_t)pe * stride, sizeof *all);
+    } else if (shmemb_allgather(&card, all, sizeof card)) {
         free(all);
         snprintf(err, errlen, "libfabric transport: bootstrap allgather of addresses failed");
         return -1;
