@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 # scaling-model.py - docs/scaling.md's model of start-up time, memory, descriptors, bootstrap look-ups and collective
 # messages per PE and per node, printed at 1k/10k/100k PEs and plotted against what bench/scaling.sh measured here.
-"""usage: bench/scaling-model.py [--init CSV] [--probe CSV] [--png FILE] [--ppn 128] [--cores 128] [--rounds 8]
+"""usage: bench/scaling-model.py [--init CSV] [--probe CSV] [--png FILE] [--ppn 128] [--cores 128] [--rounds 2]
 
 --init:  bench/init-scaling.sh's CSV (config,npes,rep,wall_s,cpu_s,cpu_per_pe_s); config A rows are used
 --probe: bench/scaling.sh's CSV (rss_kib, fds_all ... per PE count)
---ppn/--cores: PEs and cores per node of the machine projected to; --rounds: bootstrap exchanges at init
+--ppn/--cores: PEs and cores per node of the machine projected to; --rounds: bootstrap exchanges at init (2 today;
+the table also shows 1 and the 8-10 of a host-only init before issue 41)
 Without matplotlib the table is still printed and the plot is skipped with a note."""
 import argparse
 import csv
@@ -14,7 +15,7 @@ import statistics
 import sys
 
 # Constants measured on this machine (docs/scaling.md says how); the model's only inputs besides N.
-CPU_PER_PE_S = 0.20  # init+finalize CPU per PE over libfabric tcp (0.13 s of it libfabric's own fi_getinfo)
+CPU_PER_PE_S = 0.20  # init+finalize CPU per PE over libfabric 1.17 tcp (all but 0.01 s of it libfabric's own)
 LIB_WALL_S = 0.21  # wall of loading libfabric (PSM's clock calibration sleeps), overlapped across PEs
 RSS0_MIB = 90.9  # RSS of a PE over libfabric tcp/rxm at 2 PEs (of which ~80 MiB the provider's buffer pools)
 RSS_PER_CONNECTED_KIB = 20.4  # slope of RSS per peer talked to (tcp + rxm connection state)
@@ -56,17 +57,22 @@ def main():
     ap.add_argument("--png", default="")
     ap.add_argument("--ppn", type=int, default=128)
     ap.add_argument("--cores", type=int, default=128)
-    ap.add_argument("--rounds", type=int, default=8)
+    ap.add_argument("--rounds", type=int, default=2)
     a = ap.parse_args()
 
-    print(f"| PEs | init s ({a.rounds} rounds / 1) | PMIx gets per node ({a.rounds} rounds / 1) | RSS MiB (few peers / all) "
-          f"| init transient MiB | fds (few / all) | barrier / alltoall msgs per PE |")
+    rs = (10, a.rounds, 1)
+    tag = " / ".join(str(r) for r in rs)
+    print(f"| PEs | init s (R = {tag}) | PMIx gets per node server (R = {tag}) | resident MiB per PE (few peers / all) "
+          f"| init transient MiB per PE | descriptors per PE (few / all) | barrier / alltoall messages per PE |")
     print("|---|---|---|---|---|---|---|")
     for n in (1000, 10000, 100000):
-        m, m1 = model(n, a.ppn, a.cores, a.rounds), model(n, a.ppn, a.cores, 1)
-        print(f"| {n:,} | {m['init_s']:.1f} / {m1['init_s']:.1f} | {m['pmix_gets_node']:.2e} / {m1['pmix_gets_node']:.2e} "
-              f"| {m['rss_mib_few']:.0f} / {m['rss_mib_all']:.0f} | {m['transient_mib']:.0f} "
-              f"| {m['fds_few']} / {m['fds_all']} | {m['msgs_barrier']} / {m['msgs_alltoall']:,} |")
+        ms = [model(n, a.ppn, a.cores, r) for r in rs]
+        m = ms[1]
+        init = " / ".join("%.1f" % x["init_s"] for x in ms)
+        gets = " / ".join("%.1e" % x["pmix_gets_node"] for x in ms)
+        print(f"| {n:,} | {init} | {gets} "
+              f"| {m['rss_mib_few']:.0f} / {m['rss_mib_all']:,.0f} | {m['transient_mib']:.0f} "
+              f"| {m['fds_few']} / {m['fds_all']:,} | {m['msgs_barrier']} / {m['msgs_alltoall']:,} |")
 
     if not a.png:
         return
@@ -89,9 +95,10 @@ def main():
     ax[0].plot([p[0] for p in w], [p[1] for p in w], "o", label="measured wall, 2 cores (median of 3)")
     ax[0].plot(ns[:7], [LIB_WALL_S + CPU_PER_PE_S * max(1, n / 2) for n in ns[:7]], "-",
                label="model, one node of 2 cores: 0.21 s + 0.20 s CPU x N / 2")
-    ax[0].plot(ns, [model(n, a.ppn, a.cores, a.rounds)["init_s"] for n in ns], "--",
-               label=f"model, {a.ppn} PEs/node, {a.rounds} PMIx rounds")
-    ax[0].plot(ns, [model(n, a.ppn, a.cores, 1)["init_s"] for n in ns], ":", label=f"model, {a.ppn} PEs/node, 1 round")
+    ax[0].plot(ns, [model(n, a.ppn, a.cores, 10)["init_s"] for n in ns], "--",
+               label=f"model, {a.ppn} PEs/node, 10 exchanges (before issue 41)")
+    ax[0].plot(ns, [model(n, a.ppn, a.cores, a.rounds)["init_s"] for n in ns], ":",
+               label=f"model, {a.ppn} PEs/node, {a.rounds} exchanges (now)")
     ax[0].set(xscale="log", yscale="log", xlabel="PEs", ylabel="init + finalize (s)", title="Start-up over libfabric")
 
     r = medians(probe, "npes", "rss_kib")
