@@ -96,8 +96,9 @@ say() { echo "$*" | tee -a "$log" >&2; }
 "$sos/bin/oshcc" -O2 -o "$out/perf-sos" "$src" 2>>"$log"
 say "built $out/perf-gshmem ($g_cc) and $out/perf-sos ($sos/bin/oshcc) from $src"
 
-# 8 B latencies and 1 MiB put bandwidth in one run: sizes 8 and 8 * 131072 = 1 MiB
-perf_args=(--test put_lat,get_lat,amo_fadd,pingpong,put_bw --min 8 --max 1M --factor 131072 $quick)
+# two launches per run: the 8 B latencies, then 1 MiB put bandwidth (shmem-perf's sized tests share one size range)
+lat_args=(--test put_lat,get_lat,amo_fadd,pingpong --min 8 --max 8 $quick)
+bw_args=(--test put_bw --min 1M --max 1M $quick)
 sos_prov() { if [ "$1" = net ]; then echo "net;ofi_rxm"; else echo "$1"; fi; }
 key() { echo "$1" | tr ';' '+'; }
 declare -A broken=()
@@ -107,20 +108,25 @@ run_lib() { # lib provider round
   local lib=$1 p=$2 r=$3 k rc=0 sp
   k=$(key "$p")
   [ -z "${broken[$lib/$p]:-}" ] || return 0
-  local json="$out/$lib-$k-r$r.json" txt="$out/$lib-$k-r$r.txt"
-  rm -f "$json"
-  if [ "$lib" = gshmem ]; then
-    timeout -k 5 "$tmo" env SHMEM_TRANSPORT=ofi SHMEM_OFI_PROVIDER="$p" SHMEM_OFI_DOMAIN="$domain" \
-      ${g_env[@]+"${g_env[@]}"} "$g_run" -np 2 "$out/perf-gshmem" "${perf_args[@]}" --json "$json" >"$txt" 2>&1 || rc=$?
-  else
-    sp=$(sos_prov "$p")
-    local xs=()
-    for v in ${s_env[@]+"${s_env[@]}"}; do xs+=(-x "$v"); done
-    # Open MPI's mpirun (SOS's launcher here, PMIx) refuses root without these; it starts both PEs on this node
-    timeout -k 5 "$tmo" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 SHMEM_OFI_PROVIDER="$sp" \
-      SHMEM_OFI_DOMAIN="$domain" ${s_env[@]+"${s_env[@]}"} "$sos/bin/oshrun" -np 2 -x SHMEM_OFI_PROVIDER \
-      -x SHMEM_OFI_DOMAIN ${xs[@]+"${xs[@]}"} "$out/perf-sos" "${perf_args[@]}" --json "$json" >"$txt" 2>&1 || rc=$?
-  fi
+  local json txt part
+  for part in lat bw; do
+    json="$out/$lib-$k-$part-r$r.json" txt="$out/$lib-$k-$part-r$r.txt"
+    local -n args=${part}_args
+    rm -f "$json"
+    if [ "$lib" = gshmem ]; then
+      timeout -k 5 "$tmo" env SHMEM_TRANSPORT=ofi SHMEM_OFI_PROVIDER="$p" SHMEM_OFI_DOMAIN="$domain" \
+        ${g_env[@]+"${g_env[@]}"} "$g_run" -np 2 "$out/perf-gshmem" "${args[@]}" --json "$json" >"$txt" 2>&1 || rc=$?
+    else
+      sp=$(sos_prov "$p")
+      local xs=()
+      for v in ${s_env[@]+"${s_env[@]}"}; do xs+=(-x "$v"); done
+      # Open MPI's mpirun (SOS's launcher here, PMIx) refuses root without these; it starts both PEs on this node
+      timeout -k 5 "$tmo" env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 SHMEM_OFI_PROVIDER="$sp" \
+        SHMEM_OFI_DOMAIN="$domain" "$sos/bin/oshrun" -np 2 -x SHMEM_OFI_PROVIDER -x SHMEM_OFI_DOMAIN \
+        ${xs[@]+"${xs[@]}"} "$out/perf-sos" "${args[@]}" --json "$json" >"$txt" 2>&1 || rc=$?
+    fi
+    [ $rc -eq 0 ] && [ -s "$json" ] || break
+  done
   if [ $rc -ne 0 ] || [ ! -s "$json" ]; then
     local why="exit $rc"
     [ $rc -eq 124 ] || [ $rc -eq 137 ] && why="hung (killed after ${tmo} s)"
@@ -165,7 +171,7 @@ run_floor() { # provider-as-given round: fi_rdm_pingpong 8 B and fi_rma_bw 1 MiB
   echo "gshmem: $g_run (git $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?'))${g_env[*]:+ with ${g_env[*]}}"
   echo "sos: $sos ($(cat "$sos/.built" 2>/dev/null || echo 'no stamp'))${s_env[*]:+ with ${s_env[*]}}"
   echo "fabtests: $fab ($(cat "$fab/.built" 2>/dev/null || echo 'no stamp'))"
-  echo "rounds: $rounds, shmem-perf ${perf_args[*]}, SHMEM_OFI_DOMAIN=$domain"
+  echo "rounds: $rounds, shmem-perf ${lat_args[*]}, then ${bw_args[*]}; SHMEM_OFI_DOMAIN=$domain"
 } >"$out/machine.txt"
 cat "$out/machine.txt" >>"$log"
 

@@ -37,7 +37,7 @@ def load(lib, p):
     import json
 
     res = {}
-    for f in sorted(glob.glob(os.path.join(out, "%s-%s-r*.json" % (lib, key(p))))):
+    for f in sorted(glob.glob(os.path.join(out, "%s-%s-*-r*.json" % (lib, key(p))))):
         for row in json.load(open(f)):
             res.setdefault((row["test"], row["size"]), []).append(row["median"])
     return res
@@ -81,7 +81,7 @@ md.append("# gshmem against Sandia OpenSHMEM 1.5.3 on the same libfabric provide
 md.append("")
 md.append("Written by `bench/peers/sos-compare.sh` (see docs/benchmarks.md). 2 PEs on one machine, every transfer")
 md.append("between them through libfabric (gshmem: `SHMEM_TRANSPORT=ofi`; SOS: its provider-only build). Each figure")
-md.append("is the median over rounds of one shmem-perf run's median; [min–max over rounds]. Ratio: gshmem / SOS")
+md.append("is the median over rounds of one shmem-perf run's median; [min–max over rounds, n = rounds]. Ratio: gshmem / SOS")
 md.append("(latency: ≤ 1.00 is gshmem as fast or faster; bandwidth: ≥ 1.00). Floor: fabtests on the provider SOS")
 md.append("uses, and on gshmem's where it differs (fi_rdm_pingpong 8 B one way; fi_rma_bw 1 MiB writes).")
 md.append("")
@@ -103,9 +103,9 @@ for test, size, label, unit, better in METRICS:
         fl = med(floor(sos_prov(p), ft)) if test in ("pingpong", "put_bw") else None
         fl_g = med(floor(p, ft)) if test in ("pingpong", "put_bw") and sos_prov(p) != p else None
         weak = test in WEAK and sm is not None
-        gtxt = "%s %s [%s–%s]" % (fmt(gm, unit), unit, fmt(min(gv), unit), fmt(max(gv), unit)) if gv else (
+        gtxt = "%s %s [%s–%s, n=%d]" % (fmt(gm, unit), unit, fmt(min(gv), unit), fmt(max(gv), unit), len(gv)) if gv else (
             "fails" if failed("gshmem-" + key(p)) else "—")
-        stxt = "%s %s [%s–%s]" % (fmt(sm, unit), unit, fmt(min(sv), unit), fmt(max(sv), unit)) if sv else (
+        stxt = "%s %s [%s–%s, n=%d]" % (fmt(sm, unit), unit, fmt(min(sv), unit), fmt(max(sv), unit), len(sv)) if sv else (
             "fails" if failed("sos-" + key(p)) else "—")
         if weak:
             stxt += " †"
