@@ -127,14 +127,23 @@ for p in plist:
     for lib in ("gshmem", "sos"):
         f = failed("%s-%s" % (lib, key(p)))
         if f:
-            fails.append("* %s on `%s`: %s" % ("gshmem" if lib == "gshmem" else "SOS", p if lib == "gshmem" else sos_prov(p), f))
+            where = "`%s`" % p if lib == "gshmem" or sos_prov(p) == p else "`%s` (the `%s` row)" % (sos_prov(p), p)
+            fails.append("* %s on %s: %s" % ("gshmem" if lib == "gshmem" else "SOS", where, f))
     for t in ("pingpong", "rma_bw"):
         for q in sorted({p, sos_prov(p)}):
             f = failed("floor-%s-%s" % (t, key(q)))
             if f and ("* floor %s on `%s`" % (t, q)) not in "\n".join(fails):
                 fails.append("* floor %s on `%s`: %s" % (t, q, f))
+for p in plist:
+    for lib in ("gshmem", "sos"):
+        f = os.path.join(out, "%s-%s.lost" % (lib, key(p)))
+        if os.path.exists(f):
+            fails.append("* %s on `%s`: rounds lost (%s)" % ("gshmem" if lib == "gshmem" else "SOS",
+                                                          p if lib == "gshmem" else sos_prov(p),
+                                                          "; ".join(open(f).read().split("\n")).strip("; ")))
 if fails:
-    md.append("Runs that failed or hung (each is tried once, then skipped):")
+    md.append("Runs that failed or hung (a library failing on a provider in the first round it runs there is not")
+    md.append("tried there again; a later failure loses that round only):")
     md.append("")
     md.extend(fails)
     md.append("")
