@@ -49,11 +49,11 @@ while [ $# -gt 0 ]; do
 done
 case "$only" in ""|sos|fabtests) ;; *) echo "build-sos.sh: --only takes sos or fabtests" >&2; exit 2 ;; esac
 
-mkdir -p "$root"
-root=$(CDPATH= cd -- "$root" && pwd)
+root=$(realpath -m -- "$root")
 case "$root/" in
   "$repo_root"/*) echo "build-sos.sh: --root $root is inside the repository; peer code stays outside it" >&2; exit 2 ;;
 esac
+mkdir -p "$root"
 work="$root/work"
 mkdir -p "$work"
 
