@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # top first, as docs/layers.md lists them; a folder may use its own layer and the ones after it
-order=(runtime api coll stream device proxy comm mem omp transport gpu bootstrap core topo)
+order=(compat runtime api coll stream device proxy comm mem omp transport gpu bootstrap core topo)
 declare -A rank
 for i in "${!order[@]}"; do rank[${order[$i]}]=$((${#order[@]} - i)); done
 bad=0
