@@ -7,9 +7,9 @@
 
 #define CUDA_CHECK(stmt)                                                                                               \
     do {                                                                                                               \
-        cudaError_t result = (stmt);                                                                                   \
-        if (cudaSuccess != result) {                                                                                   \
-            fprintf(stderr, "[%s:%d] CUDA failed with %s\n", __FILE__, __LINE__, cudaGetErrorString(result));          \
+        cudaError_t cuda_rc = (stmt);                                                                                  \
+        if (cudaSuccess != cuda_rc) {                                                                                  \
+            fprintf(stderr, "[%s:%d] CUDA failed with %s\n", __FILE__, __LINE__, cudaGetErrorString(cuda_rc));         \
             exit(1);                                                                                                   \
         }                                                                                                              \
     } while (0)

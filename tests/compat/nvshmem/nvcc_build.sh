@@ -17,7 +17,7 @@ for s in "$@"; do
   if [ -n "$NV" ] && [ -f "$NV/include/nvshmem.h" ]; then
     host=$(ls "$NV"/lib/libnvshmem_host.so* | head -1)
     "$NVCC" -std=c++17 -rdc=true -arch="$arch" -I"$NV/include" -I"$SRC" -c "$SRC/$s" -o "$OUT/$t.nvshmem.o"
-    "$NVCC" -rdc=true -arch="$arch" "$OUT/$t.nvshmem.o" "$host" -L"$NV/lib" -lnvshmem_device \
+    "$NVCC" -rdc=true -arch="$arch" "$OUT/$t.nvshmem.o" -Xlinker "$host" -L"$NV/lib" -lnvshmem_device \
       -Xlinker -rpath -Xlinker "$NV/lib" -lcuda -L"$(dirname "$(command -v "$NVCC")")/../lib64/stubs" \
       -o "$OUT/$t.nvshmem"
     echo "ok: $t built by nvcc against NVSHMEM ($NV)"
