@@ -166,7 +166,8 @@ NVSHMEMI_HOST void nvshmem_query_thread(int *provided) { shmem_query_thread(prov
 NVSHMEMI_HOST int nvshmemx_init_attr(unsigned int flags, nvshmemx_init_attr_t *attr) {
     const nvshmemx_uniqueid_args_t *u = attr ? &attr->args.uid_args : NULL;
     return gshmemx_nv_init(flags ? flags : 0u, SHMEM_THREAD_MULTIPLE, NULL, attr ? attr->mpi_comm : NULL,
-                           u ? (const void *)u->id : NULL, sizeof(nvshmemx_uniqueid_t), u ? u->myrank : -1,
+                           u && u->id ? (const void *)u->id->internal : NULL, NVSHMEM_UNIQUEID_BYTES,
+                           u ? u->myrank : -1,
                            u ? u->nranks : -1);
 }
 NVSHMEMI_HOST int nvshmemx_init_status(void) {
@@ -176,7 +177,10 @@ NVSHMEMI_HOST int nvshmemx_init_status(void) {
 }
 /* Under gshmem the launcher already gives each PE its rank: the ID only proves every PE got the same one */
 NVSHMEMI_HOST int nvshmemx_get_uniqueid(nvshmemx_uniqueid_t *id) {
-    return id ? gshmemx_nv_get_uniqueid(id, sizeof *id) : 1;
+    if (!id)
+        return 1;
+    id->version = 1;
+    return gshmemx_nv_get_uniqueid(id->internal, sizeof id->internal);
 }
 NVSHMEMI_HOST int nvshmemx_set_attr_uniqueid_args(const int myrank, const int nranks, const nvshmemx_uniqueid_t *id,
                                                   nvshmemx_init_attr_t *attr) {

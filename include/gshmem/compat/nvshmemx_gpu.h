@@ -70,8 +70,6 @@ NVSHMEMI_NOT_PROVIDED(nvshmem_int_iget, "strided RMA (iput/iget)")
                                                      uint64_t signal, int sig_op, int pe) {                            \
         shmemg_putmem_signal_nbi##S(dest, source, bytes, sig_addr, signal, nvshmemi_sigop(sig_op), pe);                \
     }                                                                                                                  \
-    NVSHMEMI_DEV void nvshmemx_quiet_##G(void) { shmemg_quiet##S(); }                                                  \
-    NVSHMEMI_DEV void nvshmemx_fence_##G(void) { shmemg_fence##S(); }                                                  \
     NVSHMEMI_DEV void nvshmemx_barrier_all_##G(void) { shmemgx_barrier_all##S(); }                                     \
     NVSHMEMI_DEV void nvshmemx_sync_all_##G(void) { (void)shmemg_sync_all##S(); }                                      \
     NVSHMEMI_DEV int nvshmemx_team_sync_##G(nvshmem_team_t team) { return shmemg_team_sync##S(nvshmemi::dteam(team)); } \
@@ -128,21 +126,6 @@ NVSHMEMI_GRAN(NVSHMEMI_GROUP_RMA)
 NVSHMEMI_RMA_TYPES(NVSHMEMI_GROUP_TYPED)
 #undef NVSHMEMI_GROUP_TYPED
 #undef NVSHMEMI_GROUP_TYPED_G
-#define NVSHMEMI_GROUP_WAIT(T, N)                                                                                      \
-    NVSHMEMI_DEV void nvshmemx_##N##_wait_until_block(T *ivar, int cmp, T cmp_value) {                                 \
-        shmemg_##N##_wait_until_tg(ivar, nvshmemi_cmp(cmp), cmp_value);                                                \
-    }                                                                                                                  \
-    NVSHMEMI_DEV void nvshmemx_##N##_wait_until_warp(T *ivar, int cmp, T cmp_value) {                                  \
-        shmemg_##N##_wait_until_htg(ivar, nvshmemi_cmp(cmp), cmp_value);                                               \
-    }
-NVSHMEMI_P2P_TYPES(NVSHMEMI_GROUP_WAIT)
-#undef NVSHMEMI_GROUP_WAIT
-NVSHMEMI_DEV uint64_t nvshmemx_signal_wait_until_block(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
-    return shmemg_signal_wait_until_tg(sig_addr, nvshmemi_cmp(cmp), cmp_value);
-}
-NVSHMEMI_DEV uint64_t nvshmemx_signal_wait_until_warp(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
-    return shmemg_signal_wait_until_htg(sig_addr, nvshmemi_cmp(cmp), cmp_value);
-}
 #define NVSHMEMI_GROUP_REDUCE(T, N, OP)                                                                                \
     NVSHMEMI_DEV int nvshmemx_##N##_##OP##_reduce_block(nvshmem_team_t team, T *dest, const T *source,                 \
                                                         size_t nreduce) {                                              \

@@ -59,7 +59,7 @@ __global__ void shuffle(int *tokens, int *sendbuf, int *send_counts, int *recv_c
                 atomicAdd(bad, 1);
         }
     }
-    nvshmemx_quiet_block();
+    nvshmem_quiet();
 }
 
 int main(void) {

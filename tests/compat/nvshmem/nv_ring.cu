@@ -1,6 +1,7 @@
 /* nv_ring.cu - NVSHMEM's device-guide ring: each PE's kernel puts its number to the next PE with nvshmem_int_p, then
  * the host checks it got the previous PE's; also a round of host-side nvshmem_int_p/g, an atomic fetch-add from
- * every PE to PE 0, and team queries. */
+ * every PE to PE 0, team queries, and NVSHMEM's numbering of comparisons (LE and GE differ from OpenSHMEM's) and signal
+ * operators (SET 9, ADD 10) on both sides. */
 #include <nvshmem.h>
 #include <nvshmemx.h>
 
@@ -15,6 +16,20 @@ __global__ void simple_shift(int *destination) {
 
 __global__ void count_in(long *counter, long *fetched) {
     *fetched = nvshmem_long_atomic_fetch_add(counter, 1, 0);
+    nvshmem_quiet();
+}
+
+/* v holds 5: which comparisons with 5 and 6 hold */
+__global__ void compare(long *v, int *res) {
+    res[0] = nvshmem_long_test(v, NVSHMEM_CMP_GE, 6);
+    res[1] = nvshmem_long_test(v, NVSHMEM_CMP_LE, 6);
+    res[2] = nvshmem_long_test(v, NVSHMEM_CMP_GE, 5);
+    res[3] = nvshmem_long_test(v, NVSHMEM_CMP_LT, 5);
+    res[4] = nvshmem_long_test(v, NVSHMEM_CMP_GT, 4);
+}
+__global__ void add_signal(uint64_t *sig, int pe) {
+    nvshmemx_signal_op(sig, 3, NVSHMEM_SIGNAL_ADD, pe);
+    nvshmem_signal_op(sig, 4, NVSHMEM_SIGNAL_ADD, pe);
     nvshmem_quiet();
 }
 
@@ -58,6 +73,31 @@ int main(void) {
     void *p = nvshmem_ptr(destination, mype);
     EXPECT(p == destination, "nvshmem_ptr to this PE is %p, not %p", p, (void *)destination);
 
+    /* comparisons, in a kernel and on the host: 5 >= 6 no, 5 <= 6 yes, 5 >= 5 yes, 5 < 5 no, 5 > 4 yes */
+    long five = 5;
+    int res[5] = {-1, -1, -1, -1, -1}, want[5] = {0, 1, 1, 0, 1};
+    int *dres = (int *)nvshmem_calloc(5, sizeof(int));
+    CUDA_CHECK(cudaMemcpy(counter, &five, sizeof five, cudaMemcpyHostToDevice));
+    compare<<<1, 1>>>(counter, dres);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(res, dres, sizeof res, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 5; i++)
+        EXPECT(res[i] == want[i], "kernel comparison %d gave %d", i, res[i]);
+    EXPECT(nvshmem_long_test(counter, NVSHMEM_CMP_GE, 6) == 0 && nvshmem_long_test(counter, NVSHMEM_CMP_LE, 6) == 1 &&
+               nvshmem_long_test(counter, NVSHMEM_CMP_GE, 5) == 1 && nvshmem_long_test(counter, NVSHMEM_CMP_LT, 5) == 0,
+           "host comparisons");
+    nvshmem_free(dres);
+    /* signals: two adds from the previous PE's kernel, then a set from this PE's host */
+    uint64_t *sig = (uint64_t *)nvshmem_calloc(1, sizeof(uint64_t));
+    add_signal<<<1, 1>>>(sig, (mype + 1) % npes);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    nvshmem_signal_wait_until(sig, NVSHMEM_CMP_GE, 7);
+    EXPECT(nvshmem_signal_fetch(sig) == 7, "signal after adds of 3 and 4: %llu", (unsigned long long)nvshmem_signal_fetch(sig));
+    nvshmem_barrier_all();
+    nvshmemx_signal_op(sig, 2, NVSHMEM_SIGNAL_SET, mype);
+    EXPECT(nvshmem_signal_fetch(sig) == 2, "signal after a set of 2: %llu", (unsigned long long)nvshmem_signal_fetch(sig));
+    nvshmem_barrier_all();
+    nvshmem_free(sig);
     nvshmem_free(counter);
     nvshmem_free(destination);
     CUDA_CHECK(cudaStreamDestroy(stream));
