@@ -426,9 +426,6 @@ NVSHMEMI_RMA_TYPES(NVSHMEMI_PUT_SIGNAL)
 NVSHMEMI_HD void nvshmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
     nvshmem_putmem_signal(sig_addr, sig_addr, 0, sig_addr, signal, sig_op, pe);
 }
-NVSHMEMI_HD void nvshmem_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe) {
-    nvshmemx_signal_op(sig_addr, signal, sig_op, pe);
-}
 NVSHMEMI_HD uint64_t nvshmem_signal_fetch(uint64_t *sig_addr) {
     return NVSHMEMI_BOTH(NVSHMEMI_D(shmemg_signal_fetch(sig_addr)), shmem_signal_fetch(sig_addr));
 }
