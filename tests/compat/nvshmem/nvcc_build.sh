@@ -23,5 +23,16 @@ for s in "$@"; do
     echo "ok: $t built by nvcc against NVSHMEM ($NV)"
   fi
 done
+# in a kernel, what the front end does not provide stops nvcc too, naming the routine
+printf '#include <nvshmem.h>\n#include <nvshmemx.h>\n__global__ void k(int *r) { *r = nvshmemx_qp_create(1, 2); }\n' \
+  > "$OUT/not_provided.cu"
+if "$NVCC" -std=c++17 -arch="$arch" -I"$INC" -I"$INC/gshmem/compat" -c "$OUT/not_provided.cu" -o "$OUT/np.o" \
+  > "$OUT/not_provided.log" 2>&1; then
+  echo "FAIL: a kernel calling nvshmemx_qp_create compiled"
+  exit 1
+fi
+grep -q "nvshmemx_qp_create is not provided by gshmem's NVSHMEM front end" "$OUT/not_provided.log" ||
+  { echo "FAIL: nvcc's error does not name nvshmemx_qp_create:"; head -5 "$OUT/not_provided.log"; exit 1; }
+echo "ok: nvcc stops a kernel calling nvshmemx_qp_create, naming it"
 [ -n "$NV" ] && [ -f "$NV/include/nvshmem.h" ] || { echo "NVSHMEM not found: built against gshmem only"; exit 77; }
 exit 0
