@@ -332,6 +332,18 @@ int main() {
     CUDA(cudaStreamSynchronize(s1));
     CUDA(cudaMemcpy(h, v, 1000 * sizeof(int), cudaMemcpyDeviceToHost));
     CHECK(h[0] == 18 && h[999] == 18, "cudaLaunchKernel: v[0] %d v[999] %d", h[0], h[999]);
+    /* the C form: a kernel cast to const void * by name is known by its parameters (oshcc's rewrite); a pointer never
+     * cast so is refused, not called with arguments it cannot pass */
+    CUDA(cudaLaunchCooperativeKernel((const void *)add_one, dim3(2), dim3(64), args, 0, s1));
+    CUDA(cudaLaunchKernel((const void *)add_one, dim3(4), dim3(256), args, 0, s1));
+    CUDA(cudaStreamSynchronize(s1));
+    CUDA(cudaMemcpy(h, v, 1000 * sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(h[0] == 20 && h[127] == 20 && h[128] == 19 && h[999] == 19, "by pointer: v[0] %d v[128] %d v[999] %d", h[0],
+          h[128], h[999]);
+    const void *unseen = reinterpret_cast<const void *>(&stream_ordered);
+    CHECK(cudaLaunchKernel(unseen, dim3(1), dim3(1), args, 0, s1) == cudaErrorInvalidDeviceFunction,
+          "a pointer never cast by name was launched");
+    CHECK(cudaGetLastError() == cudaErrorInvalidDeviceFunction, "the refusal was not the last error");
 
     stream_ordered(s1, s2);
 

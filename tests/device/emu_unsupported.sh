@@ -86,9 +86,6 @@ if [ ${#cuda_flags[@]} -gt 0 ]; then
 fi
 expect mempool 'cudaMallocFromPoolAsync: memory pools is not emulated' <<< \
   'int main() { void *p; cudaMemPool_t pool = nullptr; return (int)cudaMallocFromPoolAsync(&p, 64, pool, nullptr); }'
-expect coop_void_ptr 'cudaLaunchCooperativeKernel with the kernel cast to a pointer is not emulated' <<< \
-  '__global__ void k() {}
-int main() { return (int)cudaLaunchCooperativeKernel((const void *)k, dim3(1), dim3(1), nullptr); }'
 expect coalesced 'cooperative_groups::coalesced_threads: coalesced_group is not emulated' <<< \
   '#include <cooperative_groups.h>
 __global__ void k() { auto g = cooperative_groups::coalesced_threads(); (void)g; }'

@@ -125,6 +125,12 @@ for r in ring1 ring2; do
   SHMEM_SYMMETRIC_SIZE_DEVICE=16M "$P/bin/oshrun" -np 2 "$tmp/cu/$r" >"$tmp/cu/out"
   [ "$(grep -c 'ring ok' "$tmp/cu/out")" = 2 ] || { echo "oshcc --emulate-gpu: $r did not run right:" >&2; cat "$tmp/cu/out" >&2; exit 1; }
 done
+# an NVSHMEM program as it is, through the front end oshcc --compat=nvshmem puts first on the include path
+"$P/bin/oshcc" --emulate-gpu --compat=nvshmem "$src/tests/compat/nvshmem/nv_ring.cu" -o "$tmp/cu/nv_ring"
+SHMEM_SYMMETRIC_SIZE_DEVICE=16M "$P/bin/oshrun" -np 2 "$tmp/cu/nv_ring" >"$tmp/cu/out"
+[ "$(grep -c ': ok' "$tmp/cu/out")" = 2 ] || { echo "oshcc --compat=nvshmem: nv_ring did not run right:" >&2; cat "$tmp/cu/out" >&2; exit 1; }
+[ "$("$P/bin/oshcc" --compat=nvshmem --showme:compile)" = "-I$P/include -I$P/include/gshmem/compat" ] ||
+  { echo "oshcc --compat=nvshmem --showme:compile: $("$P/bin/oshcc" --compat=nvshmem --showme:compile)" >&2; exit 1; }
 # an object from hipcc links with oshcc alone (oshcc adds the HIP runtime and the C++ runtime its host code needs);
 # nvcc's forms are the ones docs/device.md shows, run by docs_commands. Not run: no AMD GPU here.
 if command -v hipcc >/dev/null; then

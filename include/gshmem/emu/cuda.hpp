@@ -569,20 +569,70 @@ inline cudaError_t cudaLaunchCooperativeKernel(void (*fn)(P...), dim3 g, dim3 b,
                                                cudaStream_t s = nullptr) {
     return gshmem_emu::launch_args(fn, g, b, args, shmem, s, GSHMEM_EMU_LAUNCH_COOPERATIVE);
 }
-/* (the C forms take the kernel as a const void *, which does not say how to pass the arguments on the CPU) */
-template <class T = void>
-inline cudaError_t cudaLaunchKernel(const void *, dim3, dim3, void **, size_t = 0, cudaStream_t = nullptr) {
-    static_assert(gshmem_emu::not_emulated<T>::value,
-                  "cudaLaunchKernel with the kernel cast to a pointer is not emulated by oshcc --emulate-gpu: pass "
-                  "the kernel itself (the C++ form), whose type says how to pass its arguments");
-    return cudaErrorNotSupported;
+/* The C forms take the kernel as a const void *, which does not say how to pass its arguments on the CPU: oshcc
+ * --emulate-gpu rewrites a cast of a kernel's name to (const void *) or (void *) into one through
+ * gshmem_emu::kreg, which records the kernel's launcher under its address (nvshmemx_collective_launch and programs
+ * that launch by pointer do that); an address never cast so is refused, cudaErrorInvalidDeviceFunction. */
+namespace gshmem_emu {
+typedef cudaError_t (*erased_launch)(const void *, dim3, dim3, void **, size_t, cudaStream_t, unsigned);
+struct kernel_entry {
+    const void *fn;
+    erased_launch launch;
+};
+inline kernel_entry kernel_table[1024];
+inline int kernel_count;
+template <class... P>
+cudaError_t launch_erased(const void *fn, dim3 g, dim3 b, void **a, size_t s, cudaStream_t st, unsigned f) {
+    return launch_args(reinterpret_cast<void (*)(P...)>(const_cast<void *>(fn)), g, b, a, s, st, f);
 }
-template <class T = void>
-inline cudaError_t cudaLaunchCooperativeKernel(const void *, dim3, dim3, void **, size_t = 0, cudaStream_t = nullptr) {
-    static_assert(gshmem_emu::not_emulated<T>::value,
-                  "cudaLaunchCooperativeKernel with the kernel cast to a pointer is not emulated by oshcc "
-                  "--emulate-gpu: pass the kernel itself (the C++ form), whose type says how to pass its arguments");
-    return cudaErrorNotSupported;
+inline erased_launch kernel_find(const void *fn) {
+    int n = __atomic_load_n(&kernel_count, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n && i < 1024; i++)
+        if (kernel_table[i].fn == fn)
+            return kernel_table[i].launch;
+    return nullptr;
+}
+template <class... P> inline void (*kreg(void (*fn)(P...)))(P...) {
+    static int lock;
+    if (!kernel_find((const void *)fn)) {
+        while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+            gshmem_emu_yield();
+        int n = kernel_count;
+        if (n < 1024 && !kernel_find((const void *)fn)) {
+            kernel_table[n] = kernel_entry{(const void *)fn, &launch_erased<P...>};
+            __atomic_store_n(&kernel_count, n + 1, __ATOMIC_RELEASE);
+        }
+        __atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+    }
+    return fn;
+}
+/* anything else cast to a pointer passes through as it was */
+template <class T, class = std::enable_if_t<!std::is_function<std::remove_pointer_t<std::decay_t<T>>>::value>>
+inline T &&kreg(T &&v) {
+    return std::forward<T>(v);
+}
+inline cudaError_t launch_ptr(const char *name, const void *fn, dim3 g, dim3 b, void **args, size_t shmem,
+                              cudaStream_t s, unsigned flags) {
+    erased_launch l = fn ? kernel_find(fn) : nullptr;
+    if (!l) {
+        std::fprintf(stderr,
+                     "%s: the kernel at %p was not cast to (const void *) by name in a file oshcc --emulate-gpu "
+                     "compiled, so the emulation does not know its parameters: cast it there, or launch it with "
+                     "<<<>>> or the kernel itself\n",
+                     name, fn);
+        return (cudaError_t)gshmem_emu_set_error(cudaErrorInvalidDeviceFunction);
+    }
+    return l(fn, g, b, args, shmem, s, flags);
+}
+} // namespace gshmem_emu
+inline cudaError_t cudaLaunchKernel(const void *fn, dim3 g, dim3 b, void **args, size_t shmem = 0,
+                                    cudaStream_t s = nullptr) {
+    return gshmem_emu::launch_ptr("cudaLaunchKernel", fn, g, b, args, shmem, s, 0);
+}
+inline cudaError_t cudaLaunchCooperativeKernel(const void *fn, dim3 g, dim3 b, void **args, size_t shmem = 0,
+                                               cudaStream_t s = nullptr) {
+    return gshmem_emu::launch_ptr("cudaLaunchCooperativeKernel", fn, g, b, args, shmem, s,
+                                  GSHMEM_EMU_LAUNCH_COOPERATIVE);
 }
 /* An SM of the emulated GPU runs one block at a time (docs/device.md) */
 template <class F>
