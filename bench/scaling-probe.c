@@ -1,6 +1,7 @@
 /* scaling-probe.c - what one PE costs as the job grows: init time, memory (RSS, PSS), descriptors and threads after
- * init and after it has talked to every other PE; PE 0 prints one CSV row for docs/scaling.md's model (bench/scaling.sh).
- * Public OpenSHMEM API only (plus Linux /proc), so the same file builds with any implementation's oshcc. */
+ * init and after it has talked to every other PE; PE 0 prints one CSV row for docs/scaling.md's model
+ * (bench/scaling.sh). Public OpenSHMEM API only (plus Linux /proc), so the same file builds with any implementation's
+ * oshcc. */
 #include <dirent.h>
 #include <shmem.h>
 #include <stdio.h>
