@@ -877,6 +877,7 @@
 #define roc_shmem_sync_all rocshmem_sync_all
 #define roc_shmem_team_config_t rocshmem_team_config_t
 #define roc_shmem_team_configs rocshmem_team_configs
+#define roc_shmem_team_destroy rocshmem_team_destroy
 #define roc_shmem_team_my_pe rocshmem_team_my_pe
 #define roc_shmem_team_n_pes rocshmem_team_n_pes
 #define roc_shmem_team_split_strided rocshmem_team_split_strided
