@@ -52,6 +52,16 @@ static void upload_all(const char *fn) {
 }
 
 __attribute__((visibility("default"))) int gshmemx_rocshmem_init(int requested, int *provided) {
+    /* rocSHMEM's host rocshmem_my_pe/n_pes work before rocshmem_init (programs choose their GPU with them), so the
+     * front end initializes at the first of them, and the program's rocshmem_init then finds the library ready */
+    pthread_mutex_lock(&lock);
+    int ready = info.pool != NULL;
+    pthread_mutex_unlock(&lock);
+    if (ready) {
+        if (provided)
+            *provided = requested;
+        return 0;
+    }
     int got = 0;
     /* rocSHMEM's kernels communicate and its host routines take GPU memory: both, whatever thread level is asked */
     shmem_init_thread(SHMEM_THREAD_MULTIPLE | SHMEM_DEVICE_HOST_INIT | SHMEM_DEVICE_KERNEL_INIT, &got);

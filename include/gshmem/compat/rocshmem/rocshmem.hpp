@@ -14,8 +14,33 @@
 #include <shmemg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <gshmem/compat/rocshmem/pool.h>
+
+/* rocSHMEM's header brings in <mpi.h> (its init takes a communicator), and its programs call MPI_Abort(MPI_COMM_WORLD,
+ * e) on errors without including it. Where <mpi.h> is on the include path it comes in the same way (link the MPI
+ * library, as with rocSHMEM); where it is not, no other part of the program can use MPI, and the one use that needs no
+ * MPI library, aborting the whole job, is served by gshmem: MPI_Abort on MPI_COMM_WORLD is shmem_global_exit. */
+#if !defined(GSHMEM_ROCSHMEM_NO_MPI) && defined(__has_include)
+#if __has_include(<mpi.h>)
+#include <mpi.h>
+#endif
+#endif
+#if !defined(MPI_VERSION)
+typedef struct gshmem_rocshmem_mpi_comm *MPI_Comm;
+#define MPI_COMM_WORLD ((MPI_Comm)1)
+inline int MPI_Abort(MPI_Comm comm, int errorcode) {
+    if (comm != MPI_COMM_WORLD) {
+        fprintf(stderr,
+                "MPI_Abort: PE %d: only MPI_COMM_WORLD exists without MPI (no <mpi.h> on the include path); "
+                "pass MPI_COMM_WORLD, or build with MPI\n",
+                shmem_my_pe());
+    }
+    shmem_global_exit(errorcode);
+    return errorcode;
+}
+#endif
 
 #if defined(__HIPCC__) && !defined(GSHMEM_EMULATE_GPU)
 #define ROCSHMEMI_HD __host__ __device__ inline
@@ -146,14 +171,38 @@ inline void rocshmem_finalize() { gshmemx_rocshmem_finalize(); }
 inline void *rocshmem_malloc(size_t size) { return shmemg_malloc(size); }
 inline void rocshmem_free(void *ptr) { shmemg_free(ptr); }
 inline void rocshmem_global_exit(int status) { shmem_global_exit(status); }
-ROCSHMEMI_HD int rocshmem_my_pe(){ROCSHMEMI_HD_BODY(shmemg_my_pe(), shmem_my_pe())} ROCSHMEMI_HD int rocshmem_n_pes() {
-    ROCSHMEMI_HD_BODY(shmemg_n_pes(), shmem_n_pes())
+namespace rocshmemi {
+/* rocSHMEM answers these on the host before rocshmem_init too (programs pick their GPU with them): the first such
+ * question initializes the library, and rocshmem_init finds it done */
+inline int host_pes(int mine) {
+    if (shmem_my_pe() < 0) {
+        int p;
+        gshmemx_rocshmem_init(ROCSHMEM_THREAD_MULTIPLE, &p);
+    }
+    return mine ? shmem_my_pe() : shmem_n_pes();
+}
+} // namespace rocshmemi
+ROCSHMEMI_HD int rocshmem_my_pe(){ROCSHMEMI_HD_BODY(shmemg_my_pe(), rocshmemi::host_pes(1))} ROCSHMEMI_HD
+    int rocshmem_n_pes() {
+    ROCSHMEMI_HD_BODY(shmemg_n_pes(), rocshmemi::host_pes(0))
 }
 inline int rocshmem_team_my_pe(rocshmem_team_t team) { return shmem_team_my_pe(rocshmemi::hteam(team)); }
 inline int rocshmem_team_n_pes(rocshmem_team_t team) { return shmem_team_n_pes(rocshmemi::hteam(team)); }
 inline int rocshmem_team_translate_pe(rocshmem_team_t src_team, int src_pe, rocshmem_team_t dest_team) {
     return shmem_team_translate_pe(rocshmemi::hteam(src_team), src_pe, rocshmemi::hteam(dest_team));
 }
+/* a team split from a device team is one kernels can use (docs/device.md); the contexts a config asks for come from the
+ * pool, so num_contexts is not needed */
+inline int rocshmem_team_split_strided(rocshmem_team_t parent_team, int start, int stride, int size,
+                                       const rocshmem_team_config_t *config, long config_mask,
+                                       rocshmem_team_t *new_team) {
+    (void)config, (void)config_mask;
+    shmem_team_t t = SHMEM_TEAM_INVALID;
+    int r = shmem_team_split_strided(rocshmemi::dteam(parent_team), start, stride, size, nullptr, 0, &t);
+    *new_team = t == SHMEM_TEAM_INVALID ? ROCSHMEM_TEAM_INVALID : (rocshmem_team_t)(void *)t;
+    return r;
+}
+inline void rocshmem_team_destroy(rocshmem_team_t team) { shmem_team_destroy(rocshmemi::dteam(team)); }
 inline int rocshmem_ctx_create(int64_t options, rocshmem_ctx_t *ctx) {
     long o = ((options & ROCSHMEM_CTX_NOSTORE) ? SHMEM_CTX_NOSTORE : 0) |
              ((options & ROCSHMEM_CTX_SERIALIZED) ? SHMEM_CTX_SERIALIZED : 0) |
@@ -585,11 +634,108 @@ ROCSHMEMI_BITREDS(long long, longlong, int64, int64_t)
 ROCSHMEMI_NOT_PROVIDED(rocshmem_dump_stats, "gshmem keeps no per-routine statistics")
 ROCSHMEMI_NOT_PROVIDED(rocshmem_reset_stats, "gshmem keeps no per-routine statistics")
 ROCSHMEMI_NOT_PROVIDED(rocshmem_wg_team_create_ctx, "contexts on a team other than the world")
-ROCSHMEMI_NOT_PROVIDED(rocshmem_team_split_strided, "teams made for kernels from the host")
 ROCSHMEMI_NOT_PROVIDED(rocshmem_int_wait_until_any, "the multi-variable waits")
 ROCSHMEMI_NOT_PROVIDED(rocshmem_int_wait_until_all_vector, "the multi-variable waits")
 ROCSHMEMI_NOT_PROVIDED(rocshmem_signal_fetch_wg, "the group forms of rocshmem_signal_fetch")
 ROCSHMEMI_NOT_PROVIDED(rocshmem_query_thread, "the thread level query")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_char_test, "waits and tests on this type (OpenSHMEM has none, or deprecates them)")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_char_wait_until,
+                       "waits and tests on this type (OpenSHMEM has none, or deprecates them)")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_char_wait_until_all, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_char_wait_until_all_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_char_wait_until_any, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_char_wait_until_any_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_char_wait_until_some, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_char_wait_until_some_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_double_test, "waits and tests on this type (OpenSHMEM has none, or deprecates them)")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_double_wait_until,
+                       "waits and tests on this type (OpenSHMEM has none, or deprecates them)")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_double_wait_until_all, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_double_wait_until_all_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_double_wait_until_any, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_double_wait_until_any_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_double_wait_until_some, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_double_wait_until_some_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_float_test, "waits and tests on this type (OpenSHMEM has none, or deprecates them)")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_float_wait_until,
+                       "waits and tests on this type (OpenSHMEM has none, or deprecates them)")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_float_wait_until_all, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_float_wait_until_all_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_float_wait_until_any, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_float_wait_until_any_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_float_wait_until_some, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_float_wait_until_some_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_int_wait_until_all, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_int_wait_until_any_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_int_wait_until_some, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_int_wait_until_some_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_long_wait_until_all, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_long_wait_until_all_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_long_wait_until_any, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_long_wait_until_any_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_long_wait_until_some, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_long_wait_until_some_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_longlong_wait_until_all, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_longlong_wait_until_all_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_longlong_wait_until_any, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_longlong_wait_until_any_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_longlong_wait_until_some, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_longlong_wait_until_some_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_schar_test, "waits and tests on this type (OpenSHMEM has none, or deprecates them)")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_schar_wait_until,
+                       "waits and tests on this type (OpenSHMEM has none, or deprecates them)")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_schar_wait_until_all, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_schar_wait_until_all_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_schar_wait_until_any, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_schar_wait_until_any_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_schar_wait_until_some, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_schar_wait_until_some_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_short_test, "waits and tests on this type (OpenSHMEM has none, or deprecates them)")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_short_wait_until,
+                       "waits and tests on this type (OpenSHMEM has none, or deprecates them)")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_short_wait_until_all, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_short_wait_until_all_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_short_wait_until_any, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_short_wait_until_any_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_short_wait_until_some, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_short_wait_until_some_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_uchar_test, "waits and tests on this type (OpenSHMEM has none, or deprecates them)")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_uchar_wait_until,
+                       "waits and tests on this type (OpenSHMEM has none, or deprecates them)")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_uchar_wait_until_all, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_uchar_wait_until_all_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_uchar_wait_until_any, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_uchar_wait_until_any_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_uchar_wait_until_some, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_uchar_wait_until_some_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_uint_wait_until_all, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_uint_wait_until_all_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_uint_wait_until_any, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_uint_wait_until_any_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_uint_wait_until_some, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_uint_wait_until_some_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ulong_wait_until_all, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ulong_wait_until_all_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ulong_wait_until_any, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ulong_wait_until_any_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ulong_wait_until_some, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ulong_wait_until_some_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ulonglong_wait_until_all, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ulonglong_wait_until_all_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ulonglong_wait_until_any, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ulonglong_wait_until_any_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ulonglong_wait_until_some, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ulonglong_wait_until_some_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ushort_test, "waits and tests on this type (OpenSHMEM has none, or deprecates them)")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ushort_wait_until,
+                       "waits and tests on this type (OpenSHMEM has none, or deprecates them)")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ushort_wait_until_all, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ushort_wait_until_all_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ushort_wait_until_any, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ushort_wait_until_any_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ushort_wait_until_some, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_ushort_wait_until_some_vector, "the multi-variable waits")
+ROCSHMEMI_NOT_PROVIDED(rocshmem_signal_fetch_wave, "the group forms of rocshmem_signal_fetch")
 #undef ROCSHMEMI_NOT_PROVIDED
 
 } // namespace rocshmem
