@@ -270,12 +270,20 @@ int main(int argc, char **argv) {
             pass(NULL);
             bad2 = count_diff(initial());
         }
-        uint64_t limit = form == EXTENDED_ATOMIC ? 0 : exp.size() / 100;
+        /* HPCC counts the wrong words of the whole table against 1% of its size: one PE's words may hold more of
+         * the lost updates than another's */
+        static uint64_t bad_mine[2], bad_all[2];
+        bad_mine[0] = bad1, bad_mine[1] = bad2;
+        shmem_barrier_all();
+        shmem_uint64_sum_reduce(SHMEM_TEAM_WORLD, bad_all, bad_mine, 2);
+        uint64_t limit = form == EXTENDED_ATOMIC ? 0 : lay.total / 100;
         if (bad1 || bad2)
             printf("gups-gpu: PE %d: %llu of %zu words differ from the serial recompute, %llu not restored by a "
-                   "second pass (allowed: %llu)\n",
-                   app_g.me, (unsigned long long)bad1, exp.size(), (unsigned long long)bad2, (unsigned long long)limit);
-        app_verdict(bad1 <= limit && bad2 <= limit);
+                   "second pass (whole table: %llu and %llu of %llu words, allowed: %llu)\n",
+                   app_g.me, (unsigned long long)bad1, exp.size(), (unsigned long long)bad2,
+                   (unsigned long long)bad_all[0], (unsigned long long)bad_all[1], (unsigned long long)lay.total,
+                   (unsigned long long)limit);
+        app_verdict(bad_all[0] <= limit && bad_all[1] <= limit);
     }
     if (form == STANDARD) {
         shmem_barrier_all();
