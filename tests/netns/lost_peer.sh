@@ -39,6 +39,10 @@ while kill -0 "$runner" 2>/dev/null; do
     fi
     sleep 0.1
 done
+# PE 1 went into its wait a moment after PE 0 (it took the link down first) and needs its own 5 s without an answer:
+# its message cannot reach us before the link is back (its output crosses it), and a link back too soon lets its
+# probe through, so it would learn of PE 0 only from PE 0's exit. Give it 3 s more than PE 0 took.
+[ -n "$t_lost" ] && sleep 3
 # the link back up (namespace 1 of this run_netns.sh: its name carries the script's pid)
 ns1=$(ip netns list 2>/dev/null | grep -o "^gsh-ns1-$runner[a-f]\?\b" | head -n 1)
 [ -n "$ns1" ] && ip -n "$ns1" link set gshveth up 2>/dev/null
