@@ -86,6 +86,29 @@ enum {
     NVSHMEMX_INIT_WITH_UNIQUEID = GSHMEMX_NV_INIT_WITH_UNIQUEID,
 };
 enum { NVSHMEM_STATUS_NOT_INITIALIZED = 0, NVSHMEM_STATUS_IS_BOOTSTRAPPED, NVSHMEM_STATUS_IS_INITIALIZED };
+/* what the nvshmemx_ routines that report an outcome return (NVSHMEM's nvshmemx_status values) */
+enum nvshmemx_status {
+    NVSHMEMX_SUCCESS = 0,
+    NVSHMEMX_ERROR_INVALID_VALUE,
+    NVSHMEMX_ERROR_OUT_OF_MEMORY,
+    NVSHMEMX_ERROR_NOT_SUPPORTED,
+    NVSHMEMX_ERROR_SYMMETRY,
+    NVSHMEMX_ERROR_GPU_NOT_SELECTED,
+    NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED,
+    NVSHMEMX_ERROR_INTERNAL,
+    NVSHMEMX_ERROR_SENTINEL = 0x7fffffff
+};
+static inline const char *nvshmemx_status_string(int status) {
+    static const char *const names[] = {"NVSHMEMX_SUCCESS",
+                                        "NVSHMEMX_ERROR_INVALID_VALUE",
+                                        "NVSHMEMX_ERROR_OUT_OF_MEMORY",
+                                        "NVSHMEMX_ERROR_NOT_SUPPORTED",
+                                        "NVSHMEMX_ERROR_SYMMETRY",
+                                        "NVSHMEMX_ERROR_GPU_NOT_SELECTED",
+                                        "NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED",
+                                        "NVSHMEMX_ERROR_INTERNAL"};
+    return status >= 0 && status < (int)(sizeof names / sizeof names[0]) ? names[status] : "NVSHMEMX_ERROR_<unknown>";
+}
 #define NVSHMEM_UNIQUEID_BYTES 124
 typedef struct {
     int version;
@@ -178,14 +201,14 @@ NVSHMEMI_HOST int nvshmemx_init_status(void) {
 /* Under gshmem the launcher already gives each PE its rank: the ID only proves every PE got the same one */
 NVSHMEMI_HOST int nvshmemx_get_uniqueid(nvshmemx_uniqueid_t *id) {
     if (!id)
-        return 1;
+        return NVSHMEMX_ERROR_INVALID_VALUE;
     id->version = 1;
     return gshmemx_nv_get_uniqueid(id->internal, sizeof id->internal);
 }
 NVSHMEMI_HOST int nvshmemx_set_attr_uniqueid_args(const int myrank, const int nranks, const nvshmemx_uniqueid_t *id,
                                                   nvshmemx_init_attr_t *attr) {
     if (!attr || !id || myrank < 0 || nranks <= 0 || myrank >= nranks)
-        return 1;
+        return NVSHMEMX_ERROR_INVALID_VALUE;
     attr->args.uid_args.id = (nvshmemx_uniqueid_t *)id;
     attr->args.uid_args.myrank = myrank;
     attr->args.uid_args.nranks = nranks;

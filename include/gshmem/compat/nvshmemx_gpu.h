@@ -233,24 +233,26 @@ NVSHMEMI_HOST int nvshmemx_collective_launch_query_gridsize(const void *func, di
     (void)args;
     int per_sm = 0, sms = 0, dev = 0;
     if (!gridsize)
-        return 1;
+        return NVSHMEMX_ERROR_INVALID_VALUE;
     if (cudaGetDevice(&dev) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, func, (int)(blockDims.x * blockDims.y * blockDims.z),
                                                       sharedMem) != cudaSuccess)
-        return 1;
+        return NVSHMEMX_ERROR_INTERNAL;
     *gridsize = per_sm * sms;
-    return 0;
+    return NVSHMEMX_SUCCESS;
 }
 NVSHMEMI_HOST int nvshmemx_collective_launch(const void *func, dim3 gridDims, dim3 blockDims, void **args,
                                              size_t sharedMem, cudaStream_t stream) {
     if (gridDims.x == 0 && gridDims.y == 0 && gridDims.z == 0) { /* the largest grid that fits */
         int n = 0;
         if (nvshmemx_collective_launch_query_gridsize(func, blockDims, args, sharedMem, &n) || n <= 0)
-            return 1;
+            return NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
         gridDims = dim3((unsigned)n, 1, 1);
     }
-    return cudaLaunchCooperativeKernel(func, gridDims, blockDims, args, sharedMem, stream) != cudaSuccess;
+    return cudaLaunchCooperativeKernel(func, gridDims, blockDims, args, sharedMem, stream) == cudaSuccess
+               ? NVSHMEMX_SUCCESS
+               : NVSHMEMX_ERROR_COLLECTIVE_LAUNCH_FAILED;
 }
 #endif /* NVSHMEMI_GPU_CODE */
 #endif

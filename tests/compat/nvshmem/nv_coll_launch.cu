@@ -59,7 +59,7 @@ int main(void) {
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreate(&stream));
     int rc = nvshmemx_collective_launch((const void *)ring_allreduce, dim3(nb), dim3(32), args, 0, stream);
-    EXPECT(rc == 0, "nvshmemx_collective_launch returned %d", rc);
+    EXPECT(rc == NVSHMEMX_SUCCESS, "nvshmemx_collective_launch returned %s", nvshmemx_status_string(rc));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     int h[5] = {0};
     CUDA_CHECK(cudaMemcpy(h, result, (nb + 1) * sizeof(int), cudaMemcpyDeviceToHost));
@@ -72,7 +72,7 @@ int main(void) {
     EXPECT(h[nb] == total, "the grid's sum is %d, expected %d", h[nb], total);
     /* a grid larger than the device holds at once cannot be a cooperative launch */
     int big = nvshmemx_collective_launch((const void *)ring_allreduce, dim3(gridsize + 1), dim3(32), args, 0, stream);
-    EXPECT(big != 0, "a collective launch of %d blocks (the device holds %d) succeeded", gridsize + 1, gridsize);
+    EXPECT(big != NVSHMEMX_SUCCESS, "a collective launch of %d blocks (the device holds %d) succeeded", gridsize + 1, gridsize);
     (void)cudaGetLastError();
     nvshmem_barrier_all();
     nvshmem_free(sig);
