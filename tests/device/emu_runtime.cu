@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
+#include <thread>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -157,14 +158,21 @@ static void stream_ordered(cudaStream_t s1, cudaStream_t s2) {
     CUDA(cudaFreeAsync(b, s2));
     CUDA(cudaStreamSynchronize(s2));
     CUDA(cudaFree(gate));
+}
+
+/* a fault where a program uses stream-ordered memory before its stream allocates it */
+static void early_use_faults(void) {
 #ifdef GSHMEM_EMULATE_GPU
-    /* used before its stream reaches the allocation: undefined in CUDA, a fault here */
+    /* used before its stream reaches the allocation: undefined in CUDA, a fault here. Checked in a child forked
+     * before this process has any stream or kernel thread: one of those holding a lock when fork copies it would
+     * leave the child waiting for it forever (as CUDA, the emulation is not for a forked child's use) */
     fflush(stdout);
     pid_t child = fork();
     if (child == 0) { /* the stream is held by a host function that never returns */
         cudaStream_t s3;
         int *c = nullptr;
         signal(SIGSEGV, SIG_DFL); /* the fault ends the process (AddressSanitizer's handler would exit 1) */
+        alarm(20);
         cudaStreamCreate(&s3);
         cudaLaunchHostFunc(s3, hold, nullptr);
         cudaMallocAsync(&c, sizeof(int), s3);
@@ -178,10 +186,67 @@ static void stream_ordered(cudaStream_t s1, cudaStream_t s2) {
 #endif
 }
 
+/* several devices (SHMEM_EMU_GPUS, 8 unless set): the current one is each host thread's, and streams and events
+ * belong to the device current at their creation, as CUDA's programming guide says of them */
+static void devices(int *v) {
+    int n = 0, cur = -1;
+    CUDA(cudaGetDeviceCount(&n));
+    const char *want = getenv("SHMEM_EMU_GPUS");
+    CHECK(n == (want ? atoi(want) : 8), "%d devices", n);
+    CHECK(cudaSetDevice(n) == cudaErrorInvalidDevice, "device %d of %d was accepted", n, n);
+    CHECK(cudaGetLastError() == cudaErrorInvalidDevice, "the refusal was not the last error");
+    CHECK(cudaSetDevice(-1) == cudaErrorInvalidDevice, "device -1 was accepted");
+    (void)cudaGetLastError();
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, n) == cudaErrorInvalidDevice, "properties of device %d", n);
+    (void)cudaGetLastError();
+    if (n < 2)
+        return;
+    CUDA(cudaGetDeviceProperties(&prop, n - 1));
+    CUDA(cudaSetDevice(n - 1));
+    CUDA(cudaGetDevice(&cur));
+    CHECK(cur == n - 1, "current device %d after setting %d", cur, n - 1);
+    std::thread([] {
+        int other = -1;
+        CUDA(cudaGetDevice(&other));
+        CHECK(other == 0, "a new host thread starts on device %d, not 0", other);
+    }).join();
+    cudaStream_t s;
+    cudaEvent_t ea, e0;
+    CUDA(cudaStreamCreate(&s));
+    CUDA(cudaEventCreate(&ea));
+    add_one<<<1, 32, 0, s>>>(v, 32);
+    CUDA(cudaGetLastError());
+    CUDA(cudaEventRecord(ea, s));
+    CUDA(cudaSetDevice(0));
+    CUDA(cudaEventCreate(&e0));
+    add_one<<<1, 32, 0, s>>>(v, 32);
+    CHECK(cudaGetLastError() == cudaErrorInvalidResourceHandle,
+          "a kernel was launched into a stream of device %d while device 0 was current", n - 1);
+    CHECK(cudaEventRecord(e0, s) == cudaErrorInvalidResourceHandle,
+          "an event of device 0 was recorded into a stream of device %d", n - 1);
+    (void)cudaGetLastError();
+    CUDA(cudaEventRecord(e0, 0));
+    CUDA(cudaEventSynchronize(ea)); /* queries and waits cross devices */
+    CUDA(cudaStreamWaitEvent(0, ea, 0));
+    static int h[32];
+    CUDA(cudaMemcpyAsync(h, v, sizeof h, cudaMemcpyDeviceToHost, s)); /* and copies */
+    CUDA(cudaStreamSynchronize(s));
+    CUDA(cudaEventSynchronize(e0));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, ea, e0) == cudaErrorInvalidResourceHandle,
+          "the time between events of devices %d and 0 was given", n - 1);
+    (void)cudaGetLastError();
+    CUDA(cudaStreamDestroy(s));
+    CUDA(cudaEventDestroy(ea));
+    CUDA(cudaEventDestroy(e0));
+}
+
 int main() {
+    early_use_faults();
     int n = 0;
     CUDA(cudaGetDeviceCount(&n));
-    CHECK(n == 1, "%d devices", n);
+    CHECK(n >= 1, "%d devices", n);
     CUDA(cudaSetDevice(0));
 
     /* indices over a 3D grid of 3D blocks */
@@ -346,6 +411,7 @@ int main() {
     CHECK(cudaGetLastError() == cudaErrorInvalidDeviceFunction, "the refusal was not the last error");
 
     stream_ordered(s1, s2);
+    devices(v);
 
     /* launch errors are reported, not run */
     add_one<<<1, 2048>>>(v, 1000);

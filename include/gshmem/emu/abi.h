@@ -97,6 +97,7 @@ int gshmem_emu_device_synchronize(void);
 int gshmem_emu_set_device(int device);
 int gshmem_emu_get_device(int *device);
 int gshmem_emu_device_count(int *count);
+int gshmem_emu_rules(int hip); /* 1: a HIP program (a launch runs on its stream's device) */
 int gshmem_emu_sm_count(void); /* SHMEM_EMU_SMS */
 int gshmem_emu_capture_begin(void *stream);
 int gshmem_emu_capture_end(void *stream, void **graph);

@@ -183,7 +183,9 @@ inline cudaError_t cudaGetDeviceCount(int *n) { return (cudaError_t)gshmem_emu_d
 inline cudaError_t cudaDeviceSynchronize(void) { return (cudaError_t)gshmem_emu_device_synchronize(); }
 inline cudaError_t cudaDeviceReset(void) { return (cudaError_t)gshmem_emu_device_synchronize(); }
 inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d) {
-    if (!p || d != 0)
+    int n = 0;
+    (void)gshmem_emu_device_count(&n);
+    if (!p || d < 0 || d >= n)
         return (cudaError_t)gshmem_emu_set_error(p ? cudaErrorInvalidDevice : cudaErrorInvalidValue);
     std::memset(p, 0, sizeof *p);
     std::snprintf(p->name, sizeof p->name, "gshmem emulated GPU (CPU)");

@@ -12,6 +12,8 @@
 #include <cstdint>
 
 #define GSHMEM_EMU_HIP 1
+/* HIP's rules where they differ from CUDA's (a stream of another device) */
+static const int gshmem_emu_hip_rules = gshmem_emu_rules(1);
 #define __HIP_EMULATED_BY_GSHMEM__ 1
 #define HIP_SYMBOL(X) X
 #define HIP_KERNEL_NAME(...) __VA_ARGS__

@@ -116,6 +116,7 @@ int gshmem_emu_free(void *p, int kind) {
 enum { OP_KERNEL, OP_COPY, OP_SET, OP_RECORD, OP_WAIT, OP_HOST, OP_ALLOC, OP_FREE };
 struct emu_event {
     uint64_t recorded, done; /* records enqueued, records done */
+    int dev;                 /* the device current when it was created */
     double t_ms;             /* when the last record ran */
     int dead;
     unsigned flags; /* as created: HIP's elapsed time refuses events without timing */
@@ -148,6 +149,7 @@ struct emu_stream {
     struct op *head, *tail;
     uint64_t enq, done;
     int started, blocking, dead;
+    int dev; /* the device current when it was created (the legacy stream: every device's) */
     pthread_t thr;
     struct emu_pool *pool;
     struct emu_graph *capture;
@@ -167,6 +169,20 @@ static double now_ms(void) {
 }
 
 static struct emu_stream *stream_of(void *s) { return s ? (struct emu_stream *)s : &legacy; }
+
+/* Devices: a process sees SHMEM_EMU_GPUS emulated GPUs, as a PE on an 8-GPU node sees eight, so programs that pick
+ * theirs by node rank (cudaSetDevice(mype_node)) run unchanged. They are one memory and one set of SMs; what tells
+ * them apart is CUDA's rules for streams and events, which bind to the device current when they are created: a
+ * kernel launched into another device's stream, an event recorded into another device's stream, and the time
+ * between two devices' events are refused (cudaErrorInvalidResourceHandle), while copies, waits and queries cross
+ * devices. HIP runs a launch on its stream's device instead, so a HIP program (gshmem_emu_rules) is not refused. */
+static __thread int cur_dev; /* as CUDA's: each host thread's own */
+static int hip_rules;
+int gshmem_emu_rules(int hip) {
+    hip_rules = hip;
+    return 1;
+}
+static int stream_dev(void *stream) { return stream ? ((struct emu_stream *)stream)->dev : cur_dev; }
 
 static void run_op(struct emu_stream *s, struct op *o) {
     switch (o->kind) {
@@ -326,6 +342,8 @@ int gshmem_emu_launch_ex(struct gshmem_emu_dim3 grid, struct gshmem_emu_dim3 blo
     int e = E_OK;
     if (!grid.x || !grid.y || !grid.z || !nt || nt > 1024 || block.z > 64 || grid.y > 65535 || grid.z > 65535)
         e = E_INVALID_CONFIG;
+    else if (!hip_rules && stream_dev(stream) != cur_dev)
+        e = E_INVALID_HANDLE;
     else if ((flags & GSHMEM_EMU_LAUNCH_COOPERATIVE) &&
              (unsigned long long)grid.x * grid.y * grid.z > shmemi_emu_coop_max((unsigned)nt))
         e = E_COOP_TOO_LARGE; /* its blocks could not all be resident, as grid_group::sync needs */
@@ -406,6 +424,7 @@ int gshmem_emu_stream_create(void **stream, unsigned flags) {
     if (!s || !stream)
         return gshmem_emu_set_error(s ? E_INVALID_VALUE : E_MEMORY);
     s->blocking = !(flags & 1); /* cudaStreamNonBlocking */
+    s->dev = cur_dev;
     pthread_mutex_lock(&dev_lock);
     s->next_all = all_streams;
     all_streams = s;
@@ -485,6 +504,7 @@ int gshmem_emu_event_create(void **event, unsigned flags) {
         return gshmem_emu_set_error(e ? E_INVALID_VALUE : E_MEMORY);
     }
     e->flags = flags;
+    e->dev = cur_dev;
     *event = e;
     return E_OK;
 }
@@ -509,7 +529,7 @@ int gshmem_emu_event_destroy(void *event) {
 
 int gshmem_emu_event_record(void *event, void *stream) {
     struct emu_event *ev = event;
-    if (!ev || ev->dead)
+    if (!ev || ev->dead || (!hip_rules && ev->dev != stream_dev(stream)))
         return gshmem_emu_set_error(E_INVALID_HANDLE);
     pthread_mutex_lock(&dev_lock);
     struct op o = {.kind = OP_RECORD, .ev = ev, .ev_target = ev->recorded + 1};
@@ -556,6 +576,8 @@ int gshmem_emu_event_elapsed(float *ms, void *start, void *end) {
     struct emu_event *a = start, *b = end;
     if (!ms || !a || !b)
         return gshmem_emu_set_error(E_INVALID_VALUE);
+    if (!hip_rules && a->dev != b->dev)
+        return gshmem_emu_set_error(E_INVALID_HANDLE);
     pthread_mutex_lock(&dev_lock);
     int ready = a->done && b->done && a->done >= a->recorded && b->done >= b->recorded;
     double d = b->t_ms - a->t_ms;
@@ -566,16 +588,23 @@ int gshmem_emu_event_elapsed(float *ms, void *start, void *end) {
     return E_OK;
 }
 
-/* ---- devices: each PE sees one emulated GPU ---- */
-int gshmem_emu_set_device(int device) { return device == 0 ? E_OK : gshmem_emu_set_error(E_INVALID_DEVICE); }
+/* ---- devices ---- */
+/* (before shmem_init has read the environment: the default) */
+static int n_gpus(void) { return shmemi_env.emu_gpus ? (int)shmemi_env.emu_gpus : 8; }
+int gshmem_emu_set_device(int device) {
+    if (device < 0 || device >= n_gpus())
+        return gshmem_emu_set_error(E_INVALID_DEVICE);
+    cur_dev = device;
+    return E_OK;
+}
 int gshmem_emu_get_device(int *device) {
     if (device)
-        *device = 0;
+        *device = cur_dev;
     return E_OK;
 }
 int gshmem_emu_device_count(int *count) {
     if (count)
-        *count = 1;
+        *count = n_gpus();
     return E_OK;
 }
 /* (before shmem_init has read the environment: the default) */
