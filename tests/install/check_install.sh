@@ -131,6 +131,40 @@ SHMEM_SYMMETRIC_SIZE_DEVICE=16M "$P/bin/oshrun" -np 2 "$tmp/cu/nv_ring" >"$tmp/c
 [ "$(grep -c ': ok' "$tmp/cu/out")" = 2 ] || { echo "oshcc --compat=nvshmem: nv_ring did not run right:" >&2; cat "$tmp/cu/out" >&2; exit 1; }
 [ "$("$P/bin/oshcc" --compat=nvshmem --showme:compile)" = "-I$P/include -I$P/include/gshmem/compat" ] ||
   { echo "oshcc --compat=nvshmem --showme:compile: $("$P/bin/oshcc" --compat=nvshmem --showme:compile)" >&2; exit 1; }
+# a rocSHMEM program as it is, through oshcc --compat=rocshmem: it includes only rocSHMEM's header (which brings in HIP's
+# runtime, as rocSHMEM's does), so --emulate-gpu must take the .cpp file as HIP for the header's sake
+cat >"$tmp/cu/roc_shift.cpp" <<'ROC'
+#include <cstdio>
+#include <rocshmem/rocshmem.hpp>
+using namespace rocshmem;
+__global__ void shift(int *d) {
+    rocshmem_int_p(d, rocshmem_my_pe(), (rocshmem_my_pe() + 1) % rocshmem_n_pes());
+    rocshmem_quiet();
+}
+int main() {
+    rocshmem_init();
+    int *d = (int *)rocshmem_malloc(sizeof(int)), got = -1, me = rocshmem_my_pe(), n = rocshmem_n_pes();
+    shift<<<1, 1>>>(d); // (hipcc takes the triple chevrons too: the emulation must rewrite them)
+    if (hipDeviceSynchronize() != hipSuccess)
+        return 1;
+    rocshmem_barrier_all();
+    if (hipMemcpy(&got, d, sizeof got, hipMemcpyDeviceToHost) != hipSuccess)
+        return 1;
+    printf("PE %d: %s\n", me, got == (me + n - 1) % n ? "shift ok" : "shift wrong");
+    rocshmem_free(d);
+    rocshmem_finalize();
+    return 0;
+}
+ROC
+"$P/bin/oshcc" --emulate-gpu --compat=rocshmem "$tmp/cu/roc_shift.cpp" -o "$tmp/cu/roc_shift"
+SHMEM_SYMMETRIC_SIZE_DEVICE=16M "$P/bin/oshrun" -np 2 "$tmp/cu/roc_shift" >"$tmp/cu/out"
+[ "$(grep -c 'shift ok' "$tmp/cu/out")" = 2 ] || { echo "oshcc --compat=rocshmem: roc_shift did not run right:" >&2; cat "$tmp/cu/out" >&2; exit 1; }
+[ "$("$P/bin/oshc++" --compat=rocshmem --showme:compile)" = "-I$P/include -I$P/include/gshmem/compat" ] ||
+  { echo "oshc++ --compat=rocshmem --showme:compile: $("$P/bin/oshc++" --compat=rocshmem --showme:compile)" >&2; exit 1; }
+rc=0
+"$P/bin/oshcc" --compat=openshmemx x.c 2>"$tmp/cu/err" || rc=$?
+[ "$rc" = 2 ] && grep -F 'the front ends are --compat=nvshmem and --compat=rocshmem' "$tmp/cu/err" >/dev/null ||
+  { echo "oshcc --compat=openshmemx: exit $rc, said: $(cat "$tmp/cu/err")" >&2; exit 1; }
 # an object from hipcc links with oshcc alone (oshcc adds the HIP runtime and the C++ runtime its host code needs);
 # nvcc's forms are the ones docs/device.md shows, run by docs_commands. Not run: no AMD GPU here.
 if command -v hipcc >/dev/null; then

@@ -23,7 +23,7 @@ for call in "rocshmem_dump_stats()" "rocshmem_wg_team_create_ctx(ROCSHMEM_TEAM_W
     echo "ok: $name stops compilation naming itself"
   fi
 done
-# every wait and test docs/rocshmem.md lists as missing, in one program: each call must stop compilation naming itself
+# every wait and test docs/porting.md lists as missing, in one program: each call must stop compilation naming itself
 names=(rocshmem_signal_fetch_wave rocshmem_reset_stats)
 for t in char schar uchar short ushort float double; do names+=(rocshmem_${t}_wait_until rocshmem_${t}_test); done
 for t in char schar uchar short ushort float double int long longlong uint ulong ulonglong; do

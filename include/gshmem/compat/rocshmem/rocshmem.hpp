@@ -108,6 +108,24 @@ typedef struct {
 } rocshmem_ctx_t;
 typedef uint64_t *rocshmem_team_t;
 const rocshmem_team_t ROCSHMEM_TEAM_INVALID = nullptr;
+/* Work and sync array sizes in elements: rocSHMEM's values, which cover gshmem's own needs (checked below), so arrays
+ * a program sizes by them serve gshmem's active-set routines. The sync value is gshmem's, not rocSHMEM's 0: gshmem's
+ * active-set barrier counts up from SHMEM_SYNC_VALUE in pSync[0], and a program sets pSync by this name. */
+constexpr size_t ROCSHMEM_REDUCE_MIN_WRKDATA_SIZE = 1024;
+constexpr size_t ROCSHMEM_ATA_MAX_WRKDATA_SIZE = 4 * 1024 * 1024;
+constexpr size_t ROCSHMEM_BARRIER_SYNC_SIZE = 256;
+constexpr size_t ROCSHMEM_REDUCE_SYNC_SIZE = 256;
+constexpr size_t ROCSHMEM_BCAST_SYNC_SIZE = 256;
+constexpr size_t ROCSHMEM_ALLTOALL_SYNC_SIZE = 257;
+constexpr size_t ROCSHMEM_FCOLLECT_SYNC_SIZE = 257;
+constexpr long ROCSHMEM_SYNC_VALUE = SHMEM_SYNC_VALUE;
+static_assert(ROCSHMEM_REDUCE_MIN_WRKDATA_SIZE >= SHMEM_REDUCE_MIN_WRKDATA_SIZE &&
+                  ROCSHMEM_BARRIER_SYNC_SIZE >= SHMEM_BARRIER_SYNC_SIZE &&
+                  ROCSHMEM_REDUCE_SYNC_SIZE >= SHMEM_REDUCE_SYNC_SIZE &&
+                  ROCSHMEM_BCAST_SYNC_SIZE >= SHMEM_BCAST_SYNC_SIZE &&
+                  ROCSHMEM_ALLTOALL_SYNC_SIZE >= SHMEM_ALLTOALL_SYNC_SIZE &&
+                  ROCSHMEM_FCOLLECT_SYNC_SIZE >= SHMEM_COLLECT_SYNC_SIZE,
+              "a rocSHMEM work or sync array is smaller than gshmem's active-set routines need");
 /* (their comparison and signal operators are OpenSHMEM's numbers: passed on as they are) */
 static_assert(ROCSHMEM_CMP_EQ == SHMEM_CMP_EQ && ROCSHMEM_CMP_NE == SHMEM_CMP_NE && ROCSHMEM_CMP_GT == SHMEM_CMP_GT &&
                   ROCSHMEM_CMP_GE == SHMEM_CMP_GE && ROCSHMEM_CMP_LT == SHMEM_CMP_LT &&
@@ -530,6 +548,34 @@ ROCSHMEMI_WAIT(unsigned long long, ulonglong)
 #undef ROCSHMEMI_WAIT
 
 /* ==== collectives: work-group forms in kernels, team forms on the host ==== */
+#define ROCSHMEMI_STR(x) #x
+namespace rocshmemi {
+/* rocSHMEM's host broadcast on an active set, over OpenSHMEM's deprecated sized ones; a byte count no word size divides
+ * (1- and 2-byte types) is fetched from the root by the other members between two barriers of the set, the second
+ * keeping the root's source in place until every member has it. As OpenSHMEM's, the root's dest is not written. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+inline void broadcast_aset(const char *fn, void *dest, const void *source, size_t nbytes, int root, int start, int logs,
+                           int size, long *psync) {
+    if (root < 0 || root >= size) {
+        fprintf(stderr, "%s: PE %d: pe_root %d is not an ordinal of the active set: pass 0..%d\n", fn, shmem_my_pe(), root,
+                size - 1);
+        shmem_global_exit(1);
+    }
+    if (nbytes % 8 == 0) {
+        shmem_broadcast64(dest, source, nbytes / 8, root, start, logs, size, psync);
+    } else if (nbytes % 4 == 0) {
+        shmem_broadcast32(dest, source, nbytes / 4, root, start, logs, size, psync);
+    } else {
+        shmem_barrier(start, logs, size, psync);
+        int me = shmem_my_pe(), from = start + root * (1 << logs);
+        if (me != from)
+            shmem_getmem(dest, source, nbytes, from);
+        shmem_barrier(start, logs, size, psync);
+    }
+}
+#pragma GCC diagnostic pop
+} // namespace rocshmemi
 /* N: rocSHMEM's type name; G: gshmem's for the arithmetic reductions, B: for the bitwise ones (OpenSHMEM's bitwise
  * reductions take fixed-width types) */
 #define ROCSHMEMI_COLL(T, N)                                                                                           \
@@ -548,6 +594,11 @@ ROCSHMEMI_WAIT(unsigned long long, ulonglong)
     inline void rocshmem_ctx_##N##_broadcast(rocshmem_ctx_t, rocshmem_team_t team, T *dest, const T *source,           \
                                              int nelems, int pe_root) {                                                \
         shmem_##N##_broadcast(rocshmemi::hteam(team), dest, source, (size_t)nelems, pe_root);                          \
+    }                                                                                                                  \
+    inline void rocshmem_ctx_##N##_broadcast(rocshmem_ctx_t, T *dest, const T *source, int nelems, int pe_root,        \
+                                             int pe_start, int log_pe_stride, int pe_size, long *p_sync) {             \
+        rocshmemi::broadcast_aset(ROCSHMEMI_STR(rocshmem_ctx_##N##_broadcast), dest, source, (size_t)nelems * sizeof(T), \
+                                  pe_root, pe_start, log_pe_stride, pe_size, p_sync);                                  \
     }
 ROCSHMEMI_COLL(float, float)
 ROCSHMEMI_COLL(double, double)
@@ -563,6 +614,7 @@ ROCSHMEMI_COLL(unsigned int, uint)
 ROCSHMEMI_COLL(unsigned long, ulong)
 ROCSHMEMI_COLL(unsigned long long, ulonglong)
 #undef ROCSHMEMI_COLL
+#undef ROCSHMEMI_STR
 #define ROCSHMEMI_REDS(T, N, B)                                                                                        \
     ROCSHMEMI_D int rocshmem_ctx_##N##_sum_wg_reduce(rocshmem_ctx_t, rocshmem_team_t team, T *dest, const T *source,   \
                                                      int nreduce) {                                                    \
@@ -629,7 +681,7 @@ ROCSHMEMI_BITREDS(long long, longlong, int64, int64_t)
 #define ROCSHMEMI_NOT_PROVIDED(name, why)                                                                              \
     template <class... A> ROCSHMEMI_HD void name(A...) {                                                               \
         static_assert(rocshmemi::not_provided<A...>::value,                                                            \
-                      #name " is not provided by gshmem's rocSHMEM front end: " why " (docs/rocshmem.md)");            \
+                      #name " is not provided by gshmem's rocSHMEM front end: " why " (docs/porting.md)");            \
     }
 ROCSHMEMI_NOT_PROVIDED(rocshmem_dump_stats, "gshmem keeps no per-routine statistics")
 ROCSHMEMI_NOT_PROVIDED(rocshmem_reset_stats, "gshmem keeps no per-routine statistics")
