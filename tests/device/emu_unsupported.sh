@@ -101,6 +101,11 @@ __global__ void k(__nv_bfloat16 *p) { p[0] = p[0] * p[1]; }'
 expect half_from_bf16_implicit "conversion from .__nv_bfloat16. to non-scalar type .__half. requested" <<< \
   '#include <cuda_bf16.h>
 __global__ void k(__half *h, __nv_bfloat16 *b) { __half x = b[0]; h[0] = x; }'
+# what the macros leave compiles (cuda_bf16.h defined __half's bfloat16 constructor that they had removed)
+compiles fp16_all_macros -D__CUDA_NO_HALF_CONVERSIONS__ -D__CUDA_NO_HALF_OPERATORS__ -D__CUDA_NO_HALF2_OPERATORS__ \
+  -D__CUDA_NO_BFLOAT16_CONVERSIONS__ -D__CUDA_NO_BFLOAT16_OPERATORS__ -D__CUDA_NO_BFLOAT162_OPERATORS__ <<< \
+  '#include <cuda_bf16.h>
+__global__ void k(__half *h, __nv_bfloat16 *b) { h[0] = __hadd(h[0], __float2half(1.5f)); b[0] = __hmax(b[0], b[1]); }'
 expect mempool 'cudaMallocFromPoolAsync: memory pools is not emulated' <<< \
   'int main() { void *p; cudaMemPool_t pool = nullptr; return (int)cudaMallocFromPoolAsync(&p, 64, pool, nullptr); }'
 expect coalesced 'cooperative_groups::coalesced_threads: coalesced_group is not emulated' <<< \

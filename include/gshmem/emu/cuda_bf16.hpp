@@ -97,10 +97,12 @@ struct __attribute__((aligned(4))) __nv_bfloat162 {
 typedef __nv_bfloat16 nv_bfloat16;
 typedef __nv_bfloat162 nv_bfloat162;
 
+#if !defined(__CUDA_NO_HALF_CONVERSIONS__)
 /* binary16 from bfloat16: through float, which holds every bfloat16 exactly (so one rounding) */
 __host__ __device__ inline __half::__half(const __nv_bfloat16 f)
     : __x(gshmem_emu::fp::from_float<gshmem_emu::fp::f16>(
           gshmem_emu::fp::bf16_to_float(static_cast<__nv_bfloat16_raw>(f).x), gshmem_emu::fp::RN)) {}
+#endif
 
 namespace gshmem_emu {
 namespace fp {
