@@ -316,6 +316,14 @@ static __host__ __device__ void check_all(result *r) {
           __high2float(w));
 }
 
+/* warp shuffles move the two-byte types as CUDA's overloads do */
+__global__ void shuffle(__half *h, __nv_bfloat162 *b) {
+    __half v = __int2half_rn((int)threadIdx.x);
+    h[threadIdx.x] = __shfl_xor_sync(0xffffffffu, v, 1);
+    __nv_bfloat162 w = __floats2bfloat162_rn((float)threadIdx.x, -(float)threadIdx.x);
+    b[threadIdx.x] = __shfl_sync(0xffffffffu, w, 31 - (int)threadIdx.x);
+}
+
 __global__ void in_kernel(result *r) {
     if (threadIdx.x == 0)
         check_all(r);
@@ -330,6 +338,23 @@ int main(void) {
     in_kernel<<<1, 32>>>(dev);
     if (cudaDeviceSynchronize() != cudaSuccess)
         return 1;
+    __half *h = nullptr;
+    __nv_bfloat162 *b = nullptr;
+    if (cudaMallocManaged(&h, 32 * sizeof *h) != cudaSuccess || cudaMallocManaged(&b, 32 * sizeof *b) != cudaSuccess)
+        return 1;
+    shuffle<<<1, 32>>>(h, b);
+    if (cudaDeviceSynchronize() != cudaSuccess)
+        return 1;
+    for (int i = 0; i < 32; i++)
+        if (__half2float(h[i]) != (float)(i ^ 1) || __low2float(b[i]) != (float)(31 - i) ||
+            __high2float(b[i]) != -(float)(31 - i)) {
+            printf("FAIL: lane %d after the shuffles: %g, (%g, %g)\n", i, __half2float(h[i]), __low2float(b[i]),
+                   __high2float(b[i]));
+            host.fails++;
+            break;
+        }
+    cudaFree(b);
+    cudaFree(h);
     if (host.fails)
         printf("FAIL (host): %d wrong, the first: %s\n", host.fails, host.first);
     if (dev->fails)
