@@ -64,6 +64,9 @@ if [ ${#cuda_flags[@]} -gt 0 ]; then
   compiles cg_provided_with_cuda_on_path "${cuda_flags[@]}" <<< "$cg_program"
 fi
 
+# half and bfloat16 are emulated (gshmem/emu/cuda_fp16.hpp), with what CUDA refuses refused: below
+fp16_program='#include <cuda_bf16.h>
+__global__ void k(__half *h, __nv_bfloat16 *b) { h[0] = h[0] * __half(2) + __float2half(1.5f); b[0] = __hmax(b[0], b[1]); }'
 for extra in "" cuda; do
   f=()
   sfx=""
@@ -72,7 +75,8 @@ for extra in "" cuda; do
     f=("${cuda_flags[@]}")
     sfx=_with_cuda_on_path
   fi
-  expect "fp16$sfx" 'half precision .* is not emulated by oshcc --emulate-gpu' "${f[@]}" <<< '#include <cuda_fp16.h>'
+  expect "fp8$sfx" '8-bit floating point .* is not emulated by oshcc --emulate-gpu' "${f[@]}" <<< '#include <cuda_fp8.h>'
+  compiles "fp16$sfx" "${f[@]}" <<< "$fp16_program"
   expect "cg_reduce$sfx" 'cooperative_groups::reduce .* is not emulated' "${f[@]}" <<< \
     '#include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>'
@@ -84,6 +88,24 @@ if [ ${#cuda_flags[@]} -gt 0 ]; then
   expect cuda_header_without_standin 'a CUDA header that oshcc --emulate-gpu does not emulate was included' \
     "${cuda_flags[@]}" <<< '#include <cuda/std/span>'
 fi
+# as nvcc: __half + float is ambiguous (float's built-in + or __half's), the macros remove conversions and operators
+expect half_plus_float "ambiguous overload for .operator\\+. \\(operand types are .__half. and .float.\\)" <<< \
+  '#include <cuda_fp16.h>
+__global__ void k(__half *p) { p[0] = p[0] + 1.0f; }'
+expect half_no_conversions "conversion from .float. to non-scalar type .__half. requested" -D__CUDA_NO_HALF_CONVERSIONS__ <<< \
+  '#include <cuda_fp16.h>
+__global__ void k(__half *p) { __half h = 1.0f; p[0] = h; }'
+expect bf16_no_operators "ambiguous overload for .operator\\*. \\(operand types are .__nv_bfloat16. and .__nv_bfloat16.\\)" -D__CUDA_NO_BFLOAT16_OPERATORS__ <<< \
+  '#include <cuda_bf16.h>
+__global__ void k(__nv_bfloat16 *p) { p[0] = p[0] * p[1]; }'
+expect half_from_bf16_implicit "conversion from .__nv_bfloat16. to non-scalar type .__half. requested" <<< \
+  '#include <cuda_bf16.h>
+__global__ void k(__half *h, __nv_bfloat16 *b) { __half x = b[0]; h[0] = x; }'
+# what the macros leave compiles (cuda_bf16.h defined __half's bfloat16 constructor that they had removed)
+compiles fp16_all_macros -D__CUDA_NO_HALF_CONVERSIONS__ -D__CUDA_NO_HALF_OPERATORS__ -D__CUDA_NO_HALF2_OPERATORS__ \
+  -D__CUDA_NO_BFLOAT16_CONVERSIONS__ -D__CUDA_NO_BFLOAT16_OPERATORS__ -D__CUDA_NO_BFLOAT162_OPERATORS__ <<< \
+  '#include <cuda_bf16.h>
+__global__ void k(__half *h, __nv_bfloat16 *b) { h[0] = __hadd(h[0], __float2half(1.5f)); b[0] = __hmax(b[0], b[1]); }'
 expect mempool 'cudaMallocFromPoolAsync: memory pools is not emulated' <<< \
   'int main() { void *p; cudaMemPool_t pool = nullptr; return (int)cudaMallocFromPoolAsync(&p, 64, pool, nullptr); }'
 expect coalesced 'cooperative_groups::coalesced_threads: coalesced_group is not emulated' <<< \

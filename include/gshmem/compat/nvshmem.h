@@ -141,7 +141,7 @@ NVSHMEMI_HD int nvshmemi_sigop(int op) {
                                                                 : op;
 }
 
-/* ==== type lists (NVSHMEM's TYPENAME tables; half and bfloat16 are not provided) ==== */
+/* ==== type lists (NVSHMEM's TYPENAME tables; half and bfloat16, C++ only, are nvshmemx_gpu.h's reductions) ==== */
 #define NVSHMEMI_RMA_TYPES(X)                                                                                          \
     X(float, float)                                                                                                    \
     X(double, double) X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long)                    \

@@ -8,9 +8,7 @@
 /* What is not provided: a call stops compilation with the routine's name and the reason */
 #if defined(__cplusplus)
 namespace nvshmemi {
-template <class...> struct not_provided {
-    static const bool value = false;
-};
+template <class...> struct not_provided { static const bool value = false; };
 } // namespace nvshmemi
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define NVSHMEMI_NP_QUAL __host__ __device__
@@ -23,7 +21,8 @@ template <class...> struct not_provided {
                       #name " is not provided by gshmem's NVSHMEM front end: " why " (docs/porting.md)");              \
         return -1;                                                                                                     \
     }
-/* InfiniBand GPUDirect Async: queue pairs a kernel drives itself; gshmem's kernels reach the network through its proxy */
+/* InfiniBand GPUDirect Async: queue pairs a kernel drives itself; gshmem's kernels reach the network through its proxy
+ */
 NVSHMEMI_NOT_PROVIDED(nvshmemx_qp_create, "IBGDA queue pairs")
 NVSHMEMI_NOT_PROVIDED(nvshmemx_qp_destroy, "IBGDA queue pairs")
 NVSHMEMI_NOT_PROVIDED(nvshmemx_qp_get_handle, "IBGDA queue pairs")
@@ -38,9 +37,6 @@ NVSHMEMI_NOT_PROVIDED(nvshmemx_tile_allgather_block, "tile collectives")
 NVSHMEMI_NOT_PROVIDED(nvshmemx_tile_sum_reduce_block, "tile collectives")
 /* NVLink SHARP multicast */
 NVSHMEMI_NOT_PROVIDED(nvshmemx_mc_ptr, "multicast (NVLS) objects")
-/* half-precision types */
-NVSHMEMI_NOT_PROVIDED(nvshmem_half_sum_reduce, "half and bfloat16 elements")
-NVSHMEMI_NOT_PROVIDED(nvshmem_bfloat16_sum_reduce, "half and bfloat16 elements")
 /* strided RMA */
 NVSHMEMI_NOT_PROVIDED(nvshmem_int_iput, "strided RMA (iput/iget)")
 NVSHMEMI_NOT_PROVIDED(nvshmem_int_iget, "strided RMA (iput/iget)")
@@ -72,7 +68,9 @@ NVSHMEMI_NOT_PROVIDED(nvshmem_int_iget, "strided RMA (iput/iget)")
     }                                                                                                                  \
     NVSHMEMI_DEV void nvshmemx_barrier_all_##G(void) { shmemgx_barrier_all##S(); }                                     \
     NVSHMEMI_DEV void nvshmemx_sync_all_##G(void) { (void)shmemg_sync_all##S(); }                                      \
-    NVSHMEMI_DEV int nvshmemx_team_sync_##G(nvshmem_team_t team) { return shmemg_team_sync##S(nvshmemi::dteam(team)); } \
+    NVSHMEMI_DEV int nvshmemx_team_sync_##G(nvshmem_team_t team) {                                                     \
+        return shmemg_team_sync##S(nvshmemi::dteam(team));                                                             \
+    }                                                                                                                  \
     NVSHMEMI_DEV int nvshmemx_barrier_##G(nvshmem_team_t team) {                                                       \
         shmemg_quiet##S();                                                                                             \
         return shmemg_team_sync##S(nvshmemi::dteam(team));                                                             \
@@ -182,16 +180,14 @@ NVSHMEMI_HOST int nvshmemx_alltoallmem_on_stream(nvshmem_team_t team, void *dest
 }
 NVSHMEMI_HOST int nvshmemx_broadcastmem_on_stream(nvshmem_team_t team, void *dest, const void *source, size_t bytes,
                                                   int PE_root, cudaStream_t s) {
-    return shmemx_broadcastmem_on_stream(gshmemx_nv_team(team, "nvshmemx_broadcastmem_on_stream"), dest, source,
-                                         bytes, PE_root, (shmemx_stream_t)s);
+    return shmemx_broadcastmem_on_stream(gshmemx_nv_team(team, "nvshmemx_broadcastmem_on_stream"), dest, source, bytes,
+                                         PE_root, (shmemx_stream_t)s);
 }
 #define NVSHMEMI_STREAM_TYPED(T, N)                                                                                    \
-    NVSHMEMI_HOST void nvshmemx_##N##_put_on_stream(T *dest, const T *source, size_t nelems, int pe,                   \
-                                                    cudaStream_t s) {                                                  \
+    NVSHMEMI_HOST void nvshmemx_##N##_put_on_stream(T *dest, const T *source, size_t nelems, int pe, cudaStream_t s) { \
         nvshmemx_putmem_on_stream(dest, source, nelems * sizeof(T), pe, s);                                            \
     }                                                                                                                  \
-    NVSHMEMI_HOST void nvshmemx_##N##_get_on_stream(T *dest, const T *source, size_t nelems, int pe,                   \
-                                                    cudaStream_t s) {                                                  \
+    NVSHMEMI_HOST void nvshmemx_##N##_get_on_stream(T *dest, const T *source, size_t nelems, int pe, cudaStream_t s) { \
         nvshmemx_getmem_on_stream(dest, source, nelems * sizeof(T), pe, s);                                            \
     }                                                                                                                  \
     NVSHMEMI_HOST void nvshmemx_##N##_put_signal_on_stream(T *dest, const T *source, size_t nelems,                    \
@@ -207,8 +203,8 @@ NVSHMEMI_HOST int nvshmemx_broadcastmem_on_stream(nvshmem_team_t team, void *des
                                                         cudaStream_t s) {                                              \
         return nvshmemx_alltoallmem_on_stream(team, dest, source, nelems * sizeof(T), s);                              \
     }                                                                                                                  \
-    NVSHMEMI_HOST int nvshmemx_##N##_broadcast_on_stream(nvshmem_team_t team, T *dest, const T *source,                \
-                                                         size_t nelems, int PE_root, cudaStream_t s) {                 \
+    NVSHMEMI_HOST int nvshmemx_##N##_broadcast_on_stream(nvshmem_team_t team, T *dest, const T *source, size_t nelems, \
+                                                         int PE_root, cudaStream_t s) {                                \
         return nvshmemx_broadcastmem_on_stream(team, dest, source, nelems * sizeof(T), PE_root, s);                    \
     }
 NVSHMEMI_RMA_TYPES(NVSHMEMI_STREAM_TYPED)
@@ -217,15 +213,77 @@ NVSHMEMI_RMA_TYPES(NVSHMEMI_STREAM_TYPED)
 #define NVSHMEMI_STREAM_REDUCE(T, N, OP)                                                                               \
     NVSHMEMI_HOST int nvshmemx_##N##_##OP##_reduce_on_stream(nvshmem_team_t team, T *dest, const T *source,            \
                                                              size_t nreduce, cudaStream_t s) {                         \
-        return shmemx_##N##_##OP##_reduce_on_stream(                                                                   \
-            gshmemx_nv_team(team, "nvshmemx_" #N "_" #OP "_reduce_on_stream"), dest, source, nreduce,                  \
-            (shmemx_stream_t)s);                                                                                       \
+        return shmemx_##N##_##OP##_reduce_on_stream(gshmemx_nv_team(team, "nvshmemx_" #N "_" #OP "_reduce_on_stream"), \
+                                                    dest, source, nreduce, (shmemx_stream_t)s);                        \
     }
 #define NVSHMEMI_STREAM_REDUCE3(T, N)                                                                                  \
     NVSHMEMI_STREAM_REDUCE(T, N, sum) NVSHMEMI_STREAM_REDUCE(T, N, min) NVSHMEMI_STREAM_REDUCE(T, N, max)
 NVSHMEMI_ARITH_TYPES(NVSHMEMI_STREAM_REDUCE3)
 #undef NVSHMEMI_STREAM_REDUCE
 #undef NVSHMEMI_STREAM_REDUCE3
+
+/* ==== half and bfloat16 reductions (CUDA and its emulation: the types are cuda_fp16.h's and cuda_bf16.h's) ====
+ * The device library's reduction over these element types, accumulating in float: each element is converted to
+ * float, the team's values are combined there and the result is rounded once to the element type (exact for min and
+ * max, and for sums and products whose result and partial results float holds exactly). The host form is that
+ * reduction as a one-block kernel on the default stream, waited for; the stream form, the same kernel on the stream. */
+#if !defined(__HIPCC__)
+#if defined(GSHMEM_EMULATE_GPU)
+#include <gshmem/emu/cuda_bf16.hpp>
+#else
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#endif
+namespace shmemgi {
+template <> struct red_acc<__half> {
+    typedef float type;
+    static SHMEMGI_D float to(__half v) { return __half2float(v); }
+    static SHMEMGI_D __half from(float v) { return __float2half_rn(v); }
+};
+template <> struct red_acc<__nv_bfloat16> {
+    typedef float type;
+    static SHMEMGI_D float to(__nv_bfloat16 v) { return __bfloat162float(v); }
+    static SHMEMGI_D __nv_bfloat16 from(float v) { return __float2bfloat16_rn(v); }
+};
+} // namespace shmemgi
+namespace nvshmemi {
+template <class T, int OP>
+NVSHMEMI_HOST int reduce16_host(nvshmem_team_t team, T *dest, const T *source, size_t nreduce, const char *fn) {
+    SHMEMGI_LAUNCH((shmemgi::os_reduce<T, OP>), (shmemx_stream_t)0, gshmemx_nv_team(team, fn), dest, source, nreduce);
+    return cudaStreamSynchronize(0) != cudaSuccess;
+}
+} // namespace nvshmemi
+#define NVSHMEMI_REDUCE16(T, N, OP, ROP)                                                                               \
+    NVSHMEMI_HD int nvshmem_##N##_##OP##_reduce(nvshmem_team_t team, T *dest, const T *source, size_t nreduce) {       \
+        return NVSHMEMI_BOTH(                                                                                          \
+            (shmemgi::reduce<T, shmemgi::ROP>(shmemgi::thread_grp(), nvshmemi::dteam(team), dest, source, nreduce,     \
+                                              "nvshmem_" #N "_" #OP "_reduce")),                                       \
+            (nvshmemi::reduce16_host<T, shmemgi::ROP>(team, dest, source, nreduce, "nvshmem_" #N "_" #OP "_reduce"))); \
+    }                                                                                                                  \
+    NVSHMEMI_DEV int nvshmemx_##N##_##OP##_reduce_block(nvshmem_team_t team, T *dest, const T *source,                 \
+                                                        size_t nreduce) {                                              \
+        return shmemgi::reduce<T, shmemgi::ROP>(shmemgi::tg_grp(), nvshmemi::dteam(team), dest, source, nreduce,       \
+                                                "nvshmemx_" #N "_" #OP "_reduce_block");                               \
+    }                                                                                                                  \
+    NVSHMEMI_DEV int nvshmemx_##N##_##OP##_reduce_warp(nvshmem_team_t team, T *dest, const T *source,                  \
+                                                       size_t nreduce) {                                               \
+        return shmemgi::reduce<T, shmemgi::ROP>(shmemgi::htg_grp(), nvshmemi::dteam(team), dest, source, nreduce,      \
+                                                "nvshmemx_" #N "_" #OP "_reduce_warp");                                \
+    }                                                                                                                  \
+    NVSHMEMI_HOST int nvshmemx_##N##_##OP##_reduce_on_stream(nvshmem_team_t team, T *dest, const T *source,            \
+                                                             size_t nreduce, cudaStream_t s) {                         \
+        SHMEMGI_LAUNCH((shmemgi::os_reduce<T, shmemgi::ROP>), (shmemx_stream_t)s,                                      \
+                       gshmemx_nv_team(team, "nvshmemx_" #N "_" #OP "_reduce_on_stream"), dest, source, nreduce);      \
+        return 0;                                                                                                      \
+    }
+#define NVSHMEMI_REDUCE16_ALL(T, N)                                                                                    \
+    NVSHMEMI_REDUCE16(T, N, sum, RED_SUM)                                                                              \
+    NVSHMEMI_REDUCE16(T, N, prod, RED_PROD) NVSHMEMI_REDUCE16(T, N, min, RED_MIN) NVSHMEMI_REDUCE16(T, N, max, RED_MAX)
+NVSHMEMI_REDUCE16_ALL(half, half)
+NVSHMEMI_REDUCE16_ALL(__nv_bfloat16, bfloat16)
+#undef NVSHMEMI_REDUCE16
+#undef NVSHMEMI_REDUCE16_ALL
+#endif
 
 /* ==== collective launch: a cooperative launch, so every block is resident and may wait on the others ==== */
 NVSHMEMI_HOST int nvshmemx_collective_launch_query_gridsize(const void *func, dim3 blockDims, void **args,

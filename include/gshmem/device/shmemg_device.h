@@ -994,18 +994,29 @@ template <class T, int OP> SHMEMGI_D T red_op(T a, T b) {
     else
         return (T)(a ^ b);
 }
+/* The type a reduction of T accumulates in, and the conversions there and back: T itself, unless a specialization
+ * says otherwise (the NVSHMEM front end's half and bfloat16 accumulate in float and round once at the end). */
+template <class T> struct red_acc {
+    typedef T type;
+    static SHMEMGI_D T to(T v) { return v; }
+    static SHMEMGI_D T from(T v) { return v; }
+};
 /* Each member reads every member's source (its own loads where mapped, gets through the proxy into the scratch
  * otherwise) and reduces into its scratch; the result reaches dest after a barrier, so dest may be the source. */
 template <class T, int OP, class G>
 SHMEMGI_D int reduce(const G &g, shmem_team_t team, T *dest, const T *src, size_t nreduce, const char *fn) {
+    typedef red_acc<T> R;
+    typedef typename R::type A;
+    static_assert(sizeof(A) >= sizeof(T), "a peer's piece must fit where its accumulators do");
     check_init(fn);
     const struct shmemgi_dstate &s = st();
     const struct shmemgi_dteam &t = team_of(team, fn);
     uint64_t off;
     seg_of(dest, nreduce * sizeof(T), &off, fn, -1);
     seg_of(src, nreduce * sizeof(T), &off, fn, -1);
-    size_t chunk = s.coll_half / sizeof(T);
-    T *acc = (T *)t.scratch, *piece = (T *)(t.scratch + s.coll_half);
+    size_t chunk = s.coll_half / sizeof(A);
+    A *acc = (A *)t.scratch;
+    T *piece = (T *)(t.scratch + s.coll_half);
     for (size_t base = 0; base < nreduce || (base == 0 && nreduce == 0); base += chunk) {
         size_t m = nreduce - base < chunk ? nreduce - base : chunk;
         g.sync();
@@ -1013,7 +1024,7 @@ SHMEMGI_D int reduce(const G &g, shmem_team_t team, T *dest, const T *src, size_
             team_sync(t, fn); /* every member's source is ready (and the last chunk's reads are done) */
         g.sync();
         for (size_t i = g.rank; i < m; i += g.size)
-            acc[i] = src[base + i];
+            acc[i] = R::to(src[base + i]);
         for (int k = 1; k < t.size; k++) {
             int pe = team_world_pe(t, (t.my_pe + k) % t.size);
             const T *p = (const T *)peer_addr(src + base, m * sizeof(T), pe, fn);
@@ -1033,7 +1044,7 @@ SHMEMGI_D int reduce(const G &g, shmem_team_t team, T *dest, const T *src, size_
                 p = piece;
             }
             for (size_t i = g.rank; i < m; i += g.size)
-                acc[i] = red_op<T, OP>(acc[i], *(const volatile T *)&p[i]);
+                acc[i] = red_op<A, OP>(acc[i], R::to(*(const volatile T *)&p[i]));
             g.sync();
         }
         g.sync();
@@ -1041,7 +1052,7 @@ SHMEMGI_D int reduce(const G &g, shmem_team_t team, T *dest, const T *src, size_
             team_sync(t, fn); /* every member has read this chunk of every source: dest may be written */
         g.sync();
         for (size_t i = g.rank; i < m; i += g.size)
-            dest[base + i] = acc[i];
+            dest[base + i] = R::from(acc[i]);
         if (nreduce == 0)
             break;
     }

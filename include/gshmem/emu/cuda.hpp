@@ -354,7 +354,7 @@ template <class T> inline T shfl(unsigned m, T v, int kind, int arg, int width) 
     std::memcpy(&u, &v, sizeof v);
     u = gshmem_emu_shfl(m, u, kind, arg, width);
     T r;
-    std::memcpy(&r, &u, sizeof r);
+    std::memcpy((void *)&r, &u, sizeof r); /* (a type with private members, as __half, too) */
     return r;
 }
 } // namespace gshmem_emu

@@ -1,3 +1,3 @@
-/* cuda_bf16.h - for programs built with oshcc --emulate-gpu: not emulated, so compilation stops here instead of
- * picking up CUDA's own header, which only nvcc can compile. */
-#error "bfloat16 (__nv_bfloat16, cuda_bf16.h) is not emulated by oshcc --emulate-gpu (docs/device.md lists what is emulated)"
+/* cuda_bf16.h - for programs built with oshcc --emulate-gpu: the emulation's subset of CUDA's bfloat16
+ * (gshmem/emu/cuda_bf16.hpp, which includes cuda_fp16.h's as CUDA's does; docs/device.md lists what it has). */
+#include <gshmem/emu/cuda_bf16.hpp>

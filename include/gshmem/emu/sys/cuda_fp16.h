@@ -1,3 +1,3 @@
-/* cuda_fp16.h - for programs built with oshcc --emulate-gpu: not emulated, so compilation stops here instead of
- * picking up CUDA's own header, which only nvcc can compile. */
-#error "half precision (__half, cuda_fp16.h) is not emulated by oshcc --emulate-gpu (docs/device.md lists what is emulated)"
+/* cuda_fp16.h - for programs built with oshcc --emulate-gpu: the emulation's subset of CUDA's half precision
+ * (gshmem/emu/cuda_fp16.hpp; docs/device.md lists what it has). */
+#include <gshmem/emu/cuda_fp16.hpp>
