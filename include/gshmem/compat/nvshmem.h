@@ -489,6 +489,25 @@ SHMEMGI_D size_t wait_set(T *ivars, size_t n, size_t *indices, const int *status
             shmemgi::pause();
     }
 }
+/* one look at the set, as the test_ forms: all (want 0) gives 1 when every live variable satisfies (none live: 1),
+ * any (1) the first index found or SIZE_MAX, some (2) how many satisfy, their indices in indices */
+template <class T, class Test>
+SHMEMGI_D size_t test_set(T *ivars, size_t n, size_t *indices, const int *status, int want, Test test) {
+    size_t found = 0, live = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (status && status[i])
+            continue;
+        live++;
+        if (!test(&ivars[i]))
+            continue;
+        if (want == 1)
+            return i;
+        if (want == 2)
+            indices[found] = i;
+        found++;
+    }
+    return want == 0 ? (size_t)(found == live) : want == 1 ? SIZE_MAX : found;
+}
 } // namespace nvshmemi
 #endif
 #define NVSHMEMI_WAIT(T, N)                                                                                            \
@@ -523,6 +542,66 @@ SHMEMGI_D size_t wait_set(T *ivars, size_t n, size_t *indices, const int *status
     }
 NVSHMEMI_P2P_TYPES(NVSHMEMI_WAIT)
 #undef NVSHMEMI_WAIT
+/* the set tests, and waits and tests against one value per variable (the _vector forms) */
+#define NVSHMEMI_TEST1(T, N) [=](T *v) { return shmemg_##N##_test(v, nvshmemi_cmp(cmp), cmp_value); }
+#define NVSHMEMI_TESTV(T, N) [=](T *v) { return shmemg_##N##_test(v, nvshmemi_cmp(cmp), cmp_values[v - ivars]); }
+#define NVSHMEMI_WAIT_SETS(T, N)                                                                                       \
+    NVSHMEMI_HD int nvshmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value) {         \
+        return NVSHMEMI_BOTH(                                                                                          \
+            NVSHMEMI_D((int)nvshmemi::test_set(ivars, nelems, (size_t *)0, status, 0, NVSHMEMI_TEST1(T, N))),          \
+            shmem_##N##_test_all(ivars, nelems, status, nvshmemi_cmp(cmp), cmp_value));                                \
+    }                                                                                                                  \
+    NVSHMEMI_HD size_t nvshmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value) {      \
+        return NVSHMEMI_BOTH(                                                                                          \
+            NVSHMEMI_D(nvshmemi::test_set(ivars, nelems, (size_t *)0, status, 1, NVSHMEMI_TEST1(T, N))),               \
+            shmem_##N##_test_any(ivars, nelems, status, nvshmemi_cmp(cmp), cmp_value));                                \
+    }                                                                                                                  \
+    NVSHMEMI_HD size_t nvshmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,   \
+                                               T cmp_value) {                                                          \
+        return NVSHMEMI_BOTH(                                                                                          \
+            NVSHMEMI_D(nvshmemi::test_set(ivars, nelems, indices, status, 2, NVSHMEMI_TEST1(T, N))),                   \
+            shmem_##N##_test_some(ivars, nelems, indices, status, nvshmemi_cmp(cmp), cmp_value));                      \
+    }                                                                                                                  \
+    NVSHMEMI_HD void nvshmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp,          \
+                                                         T *cmp_values) {                                              \
+        NVSHMEMI_BOTH(                                                                                                 \
+            NVSHMEMI_D((void)nvshmemi::wait_set(ivars, nelems, (size_t *)0, status, 0, NVSHMEMI_TESTV(T, N))),         \
+            shmem_##N##_wait_until_all_vector(ivars, nelems, status, nvshmemi_cmp(cmp), cmp_values));                  \
+    }                                                                                                                  \
+    NVSHMEMI_HD size_t nvshmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp,        \
+                                                           T *cmp_values) {                                            \
+        return NVSHMEMI_BOTH(                                                                                          \
+            NVSHMEMI_D(nvshmemi::wait_set(ivars, nelems, (size_t *)0, status, 1, NVSHMEMI_TESTV(T, N))),               \
+            shmem_##N##_wait_until_any_vector(ivars, nelems, status, nvshmemi_cmp(cmp), cmp_values));                  \
+    }                                                                                                                  \
+    NVSHMEMI_HD size_t nvshmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,                  \
+                                                            const int *status, int cmp, T *cmp_values) {               \
+        return NVSHMEMI_BOTH(                                                                                          \
+            NVSHMEMI_D(nvshmemi::wait_set(ivars, nelems, indices, status, 2, NVSHMEMI_TESTV(T, N))),                   \
+            shmem_##N##_wait_until_some_vector(ivars, nelems, indices, status, nvshmemi_cmp(cmp), cmp_values));        \
+    }                                                                                                                  \
+    NVSHMEMI_HD int nvshmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,                 \
+                                                  T *cmp_values) {                                                     \
+        return NVSHMEMI_BOTH(                                                                                          \
+            NVSHMEMI_D((int)nvshmemi::test_set(ivars, nelems, (size_t *)0, status, 0, NVSHMEMI_TESTV(T, N))),          \
+            shmem_##N##_test_all_vector(ivars, nelems, status, nvshmemi_cmp(cmp), cmp_values));                        \
+    }                                                                                                                  \
+    NVSHMEMI_HD size_t nvshmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp,              \
+                                                     T *cmp_values) {                                                  \
+        return NVSHMEMI_BOTH(                                                                                          \
+            NVSHMEMI_D(nvshmemi::test_set(ivars, nelems, (size_t *)0, status, 1, NVSHMEMI_TESTV(T, N))),               \
+            shmem_##N##_test_any_vector(ivars, nelems, status, nvshmemi_cmp(cmp), cmp_values));                        \
+    }                                                                                                                  \
+    NVSHMEMI_HD size_t nvshmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status,     \
+                                                      int cmp, T *cmp_values) {                                        \
+        return NVSHMEMI_BOTH(                                                                                          \
+            NVSHMEMI_D(nvshmemi::test_set(ivars, nelems, indices, status, 2, NVSHMEMI_TESTV(T, N))),                   \
+            shmem_##N##_test_some_vector(ivars, nelems, indices, status, nvshmemi_cmp(cmp), cmp_values));              \
+    }
+NVSHMEMI_P2P_TYPES(NVSHMEMI_WAIT_SETS)
+#undef NVSHMEMI_WAIT_SETS
+#undef NVSHMEMI_TEST1
+#undef NVSHMEMI_TESTV
 
 /* ==== host and device: barriers and collectives on teams ==== */
 NVSHMEMI_HD void nvshmem_barrier_all(void) {
