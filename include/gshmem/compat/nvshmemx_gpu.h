@@ -166,6 +166,56 @@ NVSHMEMI_HOST void nvshmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int 
     shmemx_signal_wait_until_on_stream(sig_addr, nvshmemi_cmp(cmp), cmp_value, (shmemx_stream_t)s);
 }
 NVSHMEMI_HOST void nvshmemx_quiet_on_stream(cudaStream_t s) { shmemx_quiet_on_stream((shmemx_stream_t)s); }
+/* The _nbi forms: gshmem's stream-ordered transfers are complete when the stream passes them, which is all a later
+ * quiet on the stream would add; flush (the sources free to reuse) is a quiet for the same reason */
+NVSHMEMI_HOST void nvshmemx_flush_on_stream(cudaStream_t s) { shmemx_quiet_on_stream((shmemx_stream_t)s); }
+NVSHMEMI_HOST void nvshmemx_putmem_nbi_on_stream(void *dest, const void *source, size_t bytes, int pe,
+                                                 cudaStream_t s) {
+    nvshmemx_putmem_on_stream(dest, source, bytes, pe, s);
+}
+NVSHMEMI_HOST void nvshmemx_getmem_nbi_on_stream(void *dest, const void *source, size_t bytes, int pe,
+                                                 cudaStream_t s) {
+    nvshmemx_getmem_on_stream(dest, source, bytes, pe, s);
+}
+NVSHMEMI_HOST void nvshmemx_putmem_signal_nbi_on_stream(void *dest, const void *source, size_t bytes,
+                                                        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                                                        cudaStream_t s) {
+    nvshmemx_putmem_signal_on_stream(dest, source, bytes, sig_addr, signal, sig_op, pe, s);
+}
+/* the sized forms: nelems elements of BITS bits */
+#define NVSHMEMI_STREAM_SIZED(BITS)                                                                                    \
+    NVSHMEMI_HOST void nvshmemx_put##BITS##_on_stream(void *dest, const void *source, size_t nelems, int pe,           \
+                                                      cudaStream_t s) {                                                \
+        nvshmemx_putmem_on_stream(dest, source, nelems * (BITS / 8), pe, s);                                           \
+    }                                                                                                                  \
+    NVSHMEMI_HOST void nvshmemx_put##BITS##_nbi_on_stream(void *dest, const void *source, size_t nelems, int pe,       \
+                                                          cudaStream_t s) {                                            \
+        nvshmemx_putmem_on_stream(dest, source, nelems * (BITS / 8), pe, s);                                           \
+    }                                                                                                                  \
+    NVSHMEMI_HOST void nvshmemx_get##BITS##_on_stream(void *dest, const void *source, size_t nelems, int pe,           \
+                                                      cudaStream_t s) {                                                \
+        nvshmemx_getmem_on_stream(dest, source, nelems * (BITS / 8), pe, s);                                           \
+    }                                                                                                                  \
+    NVSHMEMI_HOST void nvshmemx_get##BITS##_nbi_on_stream(void *dest, const void *source, size_t nelems, int pe,       \
+                                                          cudaStream_t s) {                                            \
+        nvshmemx_getmem_on_stream(dest, source, nelems * (BITS / 8), pe, s);                                           \
+    }                                                                                                                  \
+    NVSHMEMI_HOST void nvshmemx_put##BITS##_signal_on_stream(void *dest, const void *source, size_t nelems,            \
+                                                             uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,  \
+                                                             cudaStream_t s) {                                         \
+        nvshmemx_putmem_signal_on_stream(dest, source, nelems * (BITS / 8), sig_addr, signal, sig_op, pe, s);          \
+    }                                                                                                                  \
+    NVSHMEMI_HOST void nvshmemx_put##BITS##_signal_nbi_on_stream(void *dest, const void *source, size_t nelems,        \
+                                                                 uint64_t *sig_addr, uint64_t signal, int sig_op,      \
+                                                                 int pe, cudaStream_t s) {                             \
+        nvshmemx_putmem_signal_on_stream(dest, source, nelems * (BITS / 8), sig_addr, signal, sig_op, pe, s);          \
+    }
+NVSHMEMI_STREAM_SIZED(8)
+NVSHMEMI_STREAM_SIZED(16)
+NVSHMEMI_STREAM_SIZED(32)
+NVSHMEMI_STREAM_SIZED(64)
+NVSHMEMI_STREAM_SIZED(128)
+#undef NVSHMEMI_STREAM_SIZED
 NVSHMEMI_HOST void nvshmemx_barrier_all_on_stream(cudaStream_t s) { shmemx_barrier_all_on_stream((shmemx_stream_t)s); }
 NVSHMEMI_HOST void nvshmemx_sync_all_on_stream(cudaStream_t s) { shmemx_sync_all_on_stream((shmemx_stream_t)s); }
 NVSHMEMI_HOST int nvshmemx_fcollectmem_on_stream(nvshmem_team_t team, void *dest, const void *source, size_t bytes,
@@ -193,6 +243,19 @@ NVSHMEMI_HOST int nvshmemx_broadcastmem_on_stream(nvshmem_team_t team, void *des
     NVSHMEMI_HOST void nvshmemx_##N##_put_signal_on_stream(T *dest, const T *source, size_t nelems,                    \
                                                            uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,    \
                                                            cudaStream_t s) {                                           \
+        nvshmemx_putmem_signal_on_stream(dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe, s);           \
+    }                                                                                                                  \
+    NVSHMEMI_HOST void nvshmemx_##N##_put_nbi_on_stream(T *dest, const T *source, size_t nelems, int pe,               \
+                                                        cudaStream_t s) {                                              \
+        nvshmemx_putmem_on_stream(dest, source, nelems * sizeof(T), pe, s);                                            \
+    }                                                                                                                  \
+    NVSHMEMI_HOST void nvshmemx_##N##_get_nbi_on_stream(T *dest, const T *source, size_t nelems, int pe,               \
+                                                        cudaStream_t s) {                                              \
+        nvshmemx_getmem_on_stream(dest, source, nelems * sizeof(T), pe, s);                                            \
+    }                                                                                                                  \
+    NVSHMEMI_HOST void nvshmemx_##N##_put_signal_nbi_on_stream(T *dest, const T *source, size_t nelems,                \
+                                                               uint64_t *sig_addr, uint64_t signal, int sig_op,        \
+                                                               int pe, cudaStream_t s) {                               \
         nvshmemx_putmem_signal_on_stream(dest, source, nelems * sizeof(T), sig_addr, signal, sig_op, pe, s);           \
     }                                                                                                                  \
     NVSHMEMI_HOST int nvshmemx_##N##_fcollect_on_stream(nvshmem_team_t team, T *dest, const T *source, size_t nelems,  \

@@ -1,6 +1,7 @@
 /* nv_stream.cu - stream-ordered communication as NVSHMEM's on-stream example has it: a kernel fills a buffer, a put
  * to the next PE and a barrier are queued behind it on the stream, a second kernel consumes what arrived; a put with
- * signal and a signal wait on the stream; a sum reduction on the stream. Nothing blocks the host until the end. */
+ * signal and a signal wait on the stream; a sum reduction on the stream; the _nbi, sized (put64/get64) and flush
+ * forms. Nothing blocks the host until the end. */
 #include <nvshmem.h>
 #include <nvshmemx.h>
 
@@ -48,9 +49,43 @@ int main(void) {
         EXPECT(h[N + i] == (long)next * N + i, "dst2[%d] = %ld, expected %ld", i, h[N + i], (long)next * N + i);
     }
     EXPECT(sum == n * (n + 1) / 2, "sum reduction on the stream gave %d, expected %d", sum, n * (n + 1) / 2);
+
+    /* the non-blocking, sized and signal forms: done by the quiet or the signal wait behind them on the stream */
+    long *dst3 = (long *)nvshmem_calloc(N, sizeof(long)), *got = (long *)nvshmem_calloc(N, sizeof(long));
+    long *dst4 = (long *)nvshmem_calloc(N, sizeof(long));
+    uint64_t *sig2 = (uint64_t *)nvshmem_calloc(1, sizeof(uint64_t));
+    nvshmemx_barrier_all_on_stream(stream);
+    nvshmemx_long_put_nbi_on_stream(dst3, src, N / 2, next, stream);
+    nvshmemx_put64_nbi_on_stream(dst3 + N / 2, src + N / 2, N / 2, next, stream);
+    nvshmemx_quiet_on_stream(stream);
+    nvshmemx_long_put_signal_nbi_on_stream(dst4, src, N / 2, sig2, 2, NVSHMEM_SIGNAL_ADD, next, stream);
+    nvshmemx_putmem_signal_nbi_on_stream(dst4 + N / 2, src + N / 2, N / 2 * sizeof(long), sig2, 3,
+                                         NVSHMEM_SIGNAL_ADD, next, stream);
+    nvshmemx_signal_wait_until_on_stream(sig2, NVSHMEM_CMP_EQ, 5, stream);
+    nvshmemx_long_get_nbi_on_stream(got, src, N / 2, next, stream);
+    nvshmemx_get64_on_stream(got + N / 2, src + N / 2, N / 2, next, stream);
+    nvshmemx_flush_on_stream(stream);
+    nvshmemx_barrier_all_on_stream(stream);
+    long *h3 = (long *)malloc(3 * N * sizeof(long));
+    CUDA_CHECK(cudaMemcpyAsync(h3, dst3, N * sizeof(long), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaMemcpyAsync(h3 + N, dst4, N * sizeof(long), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaMemcpyAsync(h3 + 2 * N, got, N * sizeof(long), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (int i = 0; i < N; i++) {
+        EXPECT(h3[i] == (long)prev * N + i, "put_nbi: dst3[%d] = %ld, expected %ld", i, h3[i], (long)prev * N + i);
+        EXPECT(h3[N + i] == (long)prev * N + i, "put_signal_nbi: dst4[%d] = %ld, expected %ld", i, h3[N + i],
+               (long)prev * N + i);
+        EXPECT(h3[2 * N + i] == (long)next * N + i, "get_nbi: got[%d] = %ld, expected %ld", i, h3[2 * N + i],
+               (long)next * N + i);
+    }
+    free(h3);
     nvshmemx_barrier_all_on_stream(stream); /* nobody frees while a peer may still put */
     CUDA_CHECK(cudaStreamSynchronize(stream));
     free(h);
+    nvshmem_free(sig2);
+    nvshmem_free(dst4);
+    nvshmem_free(got);
+    nvshmem_free(dst3);
     nvshmem_free(red);
     nvshmem_free(sig);
     nvshmem_free(dst2);
