@@ -458,6 +458,8 @@ NVSHMEMI_HD uint64_t nvshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint
 }
 NVSHMEMI_HD void nvshmem_quiet(void) { NVSHMEMI_BOTH(NVSHMEMI_D(shmemg_quiet()), shmem_quiet()); }
 NVSHMEMI_HD void nvshmem_fence(void) { NVSHMEMI_BOTH(NVSHMEMI_D(shmemg_fence()), shmem_fence()); }
+/* (sources free to reuse: a quiet gives that and more) */
+NVSHMEMI_HD void nvshmemx_flush(void) { nvshmem_quiet(); }
 
 /* ==== host and device: point-to-point synchronization ==== */
 #ifdef NVSHMEMI_GPU_CODE

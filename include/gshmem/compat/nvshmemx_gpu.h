@@ -66,6 +66,7 @@ NVSHMEMI_NOT_PROVIDED(nvshmem_int_iget, "strided RMA (iput/iget)")
                                                      uint64_t signal, int sig_op, int pe) {                            \
         shmemg_putmem_signal_nbi##S(dest, source, bytes, sig_addr, signal, nvshmemi_sigop(sig_op), pe);                \
     }                                                                                                                  \
+    NVSHMEMI_DEV void nvshmemx_flush_##G(void) { shmemg_quiet##S(); }                                                  \
     NVSHMEMI_DEV void nvshmemx_barrier_all_##G(void) { shmemgx_barrier_all##S(); }                                     \
     NVSHMEMI_DEV void nvshmemx_sync_all_##G(void) { (void)shmemg_sync_all##S(); }                                      \
     NVSHMEMI_DEV int nvshmemx_team_sync_##G(nvshmem_team_t team) {                                                     \

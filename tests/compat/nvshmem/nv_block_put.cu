@@ -17,6 +17,7 @@ __global__ void block_put(int *dst, int *src, int *got, uint64_t *sig, int *flag
     nvshmemx_int_put_block(dst + base, src + base, chunk, (me + 1) % n);
     nvshmemx_int_put_signal_block(flagged + base, src + base, chunk, sig + blockIdx.x, 1, NVSHMEM_SIGNAL_ADD,
                                   (me + 1) % n);
+    nvshmemx_flush_block(); /* the sources may be reused from here (the quiet below makes the data land) */
     nvshmem_quiet();
     if (blockIdx.x == 0)
         nvshmemx_barrier_all_block(); /* every PE's block 0 is here: the other blocks may still be writing */
