@@ -10,6 +10,7 @@ if [ -n "${AUTO_ROOMS_PE:-}" ]; then # one PE: its own /dev/shm, then the progra
   0) size=2560M ;;
   *) size=1G ;;
   esac
+  # shellcheck disable=SC2016 # $0 and $@ are the inner shell's: the program and its arguments
   exec unshare -m --propagation private sh -c 'mount -t tmpfs -o size='"$size"' tmpfs /dev/shm && exec "$0" "$@"' "$@"
 fi
 OSHRUN=$1 PROG=$2
