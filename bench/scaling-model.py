@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 # scaling-model.py - docs/scaling.md's model of start-up time, memory, descriptors, bootstrap look-ups and collective
 # messages per PE and per node, printed at 1k/10k/100k PEs and plotted against what bench/scaling.sh measured here.
-"""usage: bench/scaling-model.py [--init CSV] [--probe CSV] [--png FILE] [--ppn 128] [--cores 128] [--rounds 2]
+"""usage: bench/scaling-model.py [--init CSV] [--probe CSV] [--png FILE] [--ppn 128] [--cores 128] [--rounds 1]
 
 --init:  bench/init-scaling.sh's CSV (config,npes,rep,wall_s,cpu_s,cpu_per_pe_s); config A rows are used
 --probe: bench/scaling.sh's CSV (rss_kib, fds_all ... per PE count)
---ppn/--cores: PEs and cores per node of the machine projected to; --rounds: bootstrap exchanges at init (2 today;
-the table also shows 1 and the 8-10 of a host-only init before issue 41)
+--ppn/--cores: PEs and cores per node of the machine projected to; --rounds: bootstrap exchanges at init (1 today for
+a host-only job; the table also shows the 10 of a host-only init over libfabric before issue 41, and the 2 between)
 Without matplotlib the table is still printed and the plot is skipped with a note."""
 import argparse
 import csv
@@ -57,17 +57,17 @@ def main():
     ap.add_argument("--png", default="")
     ap.add_argument("--ppn", type=int, default=128)
     ap.add_argument("--cores", type=int, default=128)
-    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=1)
     a = ap.parse_args()
 
-    rs = (10, a.rounds, 1)
+    rs = (10, 2, a.rounds)
     tag = " / ".join(str(r) for r in rs)
     print(f"| PEs | init s (R = {tag}) | PMIx gets per node server (R = {tag}) | resident MiB per PE (few peers / all) "
           f"| init transient MiB per PE | descriptors per PE (few / all) | barrier / alltoall messages per PE |")
     print("|---|---|---|---|---|---|---|")
     for n in (1000, 10000, 100000):
         ms = [model(n, a.ppn, a.cores, r) for r in rs]
-        m = ms[1]
+        m = ms[-1]
         init = " / ".join("%.1f" % x["init_s"] for x in ms)
         gets = " / ".join("%.1e" % x["pmix_gets_node"] for x in ms)
         print(f"| {n:,} | {init} | {gets} "

@@ -39,8 +39,9 @@ struct shmemi_buddy;
 struct shmemi_seg {
     char *base;                 /* this PE's copy: the symmetric address range users see */
     size_t size;                /* usable bytes (identical on every PE) */
-    size_t map_size;            /* bytes mapped (page rounded) */
+    size_t map_size;            /* bytes mapped (page rounded; an automatic heap's may exceed size, and differ by PE) */
     char **peer;                /* [n_pes]: local address of PE i's copy, NULL if not mapped (network path) */
+    size_t *peer_map;           /* host segments: [n_pes] bytes of PE i's copy mapped here (its own map_size) */
     int role;                   /* enum shmemi_seg_role */
     int kind;                   /* enum shmemi_mem_kind */
     int part_id;                /* partition ID, 0 for the others */

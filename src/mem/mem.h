@@ -6,15 +6,20 @@
 
 /* The segments, in steps around shmem_init's exchanges (runtime/init.c packs what each PE tells the others into one
  * blob per exchange; blobs are `stride` bytes apart, rank order), each 0 or -1 with a message naming the setting.
- * room: what this PE sees free (room_bytes of it), for the first exchange. create: this PE's segments, sized from
- * every PE's room (the same decision on every PE, no exchange of its own). desc: this PE's segments described
- * (desc_bytes), for the second exchange. agree: every PE's descriptions compared; a difference fails on every PE
- * with the same message. map: every PE maps its node peers' segments. unlink: their names go, once every node peer
- * has mapped them (after a synchronization that follows map on every PE: shmem_init's last barrier). Every PE
- * reaches the end of create and of agree, failed or not, so shmem_init can report a failure there once. */
+ * room: what this PE sees free (room_bytes of it), for the exchange. create: this PE's segments; rooms NULL (a
+ * host-only job, whose one exchange carries the segments too): the heap sized from this PE's node alone, else from
+ * every PE's room (a job with GPUs, after an exchange of the rooms: the same decision on every PE). room_check:
+ * whether every node can back the heap and partitions of each of its PEs, from every PE's room (a host-only job's,
+ * after its exchange; create checks it where it has every room). desc: this PE's segments described (desc_bytes).
+ * agree: every PE's descriptions compared; a difference fails on every PE with the same message; automatic heaps
+ * sized by each PE's node are then used to the least of them. map: every PE maps its node peers' segments. unlink:
+ * their names go, once every node peer has mapped them (after a synchronization that follows map on every PE:
+ * shmem_init's last barrier). Every PE reaches the end of create and of agree, failed or not, so shmem_init can
+ * report a failure there once. */
 SHMEMI_HIDDEN size_t shmemi_segments_room_bytes(void);
 SHMEMI_HIDDEN void shmemi_segments_room(void *out);
 SHMEMI_HIDDEN int shmemi_segments_create(const void *rooms, size_t stride, char *err, size_t errlen);
+SHMEMI_HIDDEN int shmemi_segments_room_check(const void *rooms, size_t stride, char *err, size_t errlen);
 SHMEMI_HIDDEN size_t shmemi_segments_desc_bytes(void);
 SHMEMI_HIDDEN void shmemi_segments_desc(void *out);
 SHMEMI_HIDDEN int shmemi_segments_agree(const void *descs, size_t stride, char *err, size_t errlen);

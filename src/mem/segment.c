@@ -621,7 +621,8 @@ int shmemi_gpu_unmapped_among(int start, int stride, int size, const int *pes) {
 
 struct seg_desc {
     uint64_t size, map_size, base_align;
-    int32_t role, part_id, kind, pad;
+    int32_t role, part_id, kind;
+    int32_t autosized;     /* the heap: sized by auto from this PE's node alone (agree takes the least) */
     int32_t pid, share_fd; /* huge-page segments: where peers open the object (/proc/<pid>/fd/<share_fd>) */
 };
 
@@ -637,13 +638,15 @@ static const char *seg_tag(const struct shmemi_seg *s, char *buf, size_t len) {
 /* Maps every node-local peer's copy of a segment; d[pe] is the peer's description of it (stride apart). */
 static int map_peers(struct shmemi_seg *s, const struct seg_desc *d, size_t stride, char *err, size_t errlen) {
     s->peer = calloc((size_t)shmemi_rt.n_pes, sizeof *s->peer);
-    if (!s->peer)
+    s->peer_map = calloc((size_t)shmemi_rt.n_pes, sizeof *s->peer_map);
+    if (!s->peer || !s->peer_map)
         return errf(err, errlen, "out of memory");
     char tagbuf[32];
     const char *tag = seg_tag(s, tagbuf, sizeof tagbuf);
     for (int pe = 0; pe < shmemi_rt.n_pes; pe++) {
         if (pe == shmemi_rt.my_pe) {
             s->peer[pe] = s->base;
+            s->peer_map[pe] = s->map_size;
             continue;
         }
         if (!shmemi_rt.local[pe])
@@ -660,12 +663,15 @@ static int map_peers(struct shmemi_seg *s, const struct seg_desc *d, size_t stri
         }
         if (fd < 0)
             return errf(err, errlen, "cannot open PE %d's %s (%s): %s", pe, s->name, name, strerror(errno));
-        void *m = mmap(NULL, s->map_size, PROT_READ | PROT_WRITE, MAP_SHARED | (pd->share_fd >= 0 ? 0 : MAP_NORESERVE),
-                       fd, 0);
+        /* the peer's whole object: an automatic heap is as large as its own node allowed, which may be more than
+         * the job uses (agree) */
+        size_t len = (size_t)pd->map_size;
+        void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | (pd->share_fd >= 0 ? 0 : MAP_NORESERVE), fd, 0);
         close(fd);
         if (m == MAP_FAILED)
             return errf(err, errlen, "cannot map PE %d's %s: %s", pe, s->name, strerror(errno));
         s->peer[pe] = m;
+        s->peer_map[pe] = len;
     }
     return 0;
 }
@@ -711,7 +717,8 @@ static int pin_host(char *err, size_t errlen) {
         for (int pe = 0; pe < shmemi_rt.n_pes; pe++) {
             if (!s->peer[pe])
                 continue;
-            int rc = shmemi_gtl->host_register(s->peer[pe], s->map_size);
+            size_t len = s->peer_map ? s->peer_map[pe] : s->map_size;
+            int rc = shmemi_gtl->host_register(s->peer[pe], len);
             if (rc == SHMEMI_GTL_NO_PIN)
                 return errf(err, errlen,
                             "SHMEM_GPU_PIN_HOST=1: the GPU driver (%s) cannot pin host memory it did not allocate; "
@@ -721,9 +728,9 @@ static int pin_host(char *err, size_t errlen) {
                 return errf(err, errlen,
                             "SHMEM_GPU_PIN_HOST=1: the GPU driver (%s) cannot pin the %s of PE %d (%zu bytes at %p); "
                             "make SHMEM_SYMMETRIC_SIZE smaller or leave SHMEM_GPU_PIN_HOST unset",
-                            shmemi_gtl->name, s->name, pe, s->map_size, (void *)s->peer[pe]);
+                            shmemi_gtl->name, s->name, pe, len, (void *)s->peer[pe]);
             pinned[si][pe] = 1;
-            bytes += s->map_size;
+            bytes += len;
         }
     }
     shmemi_debug("host segments pinned for the GPU: %zu bytes (this PE's and mapped peers' copies)", bytes);
@@ -810,13 +817,42 @@ static const char *mib(uint64_t n, char *buf, size_t len) {
 
 size_t shmemi_segments_room_bytes(void) { return sizeof(struct room); }
 
+/* what this PE told the others it sees: an automatic heap sized before the exchange is sized from this very room, so
+ * that the least heap agree takes is the one heap_size_checked finds from the rooms exchanged */
+static struct room my_room;
+/* the heap was sized by SHMEM_SYMMETRIC_SIZE=auto (its description says so: agree then takes the least) */
+static int heap_auto;
+
+/* bytes of /dev/shm that this job's objects hold (node peers' segments made before this PE looked) */
+static uint64_t job_shm_bytes(void) {
+    char prefix[128];
+    int n = snprintf(prefix, sizeof prefix, "gshmem-%s-", shmemi_rt.jobid);
+    uint64_t sum = 0;
+    DIR *d = n > 0 && (size_t)n < sizeof prefix ? opendir("/dev/shm") : NULL;
+    if (!d)
+        return 0;
+    struct dirent *e;
+    struct stat st;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, prefix, (size_t)n) && !fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW))
+            sum += (uint64_t)st.st_blocks * 512u;
+    closedir(d);
+    return sum;
+}
+
 void shmemi_segments_room(void *out) {
-    struct room r = room_here(shmemi_rt.node_pes);
-    memcpy(out, &r, sizeof r);
+    /* A host-only job's PEs make their segments with no exchange before, so the node peers quicker than this one
+     * may have taken some of /dev/shm already (the control block, static data): that is room this job has, as it was
+     * when no PE had begun. Counted before /dev/shm is asked, so that what peers take in between is not counted. */
+    uint64_t ours = job_shm_bytes();
+    my_room = room_here(shmemi_rt.node_pes);
+    if (my_room.free != UINT64_MAX)
+        my_room.free += ours;
+    memcpy(out, &my_room, sizeof my_room);
 }
 
 /* The heap's size (SHMEM_SYMMETRIC_SIZE, or auto's choice), and whether every node can back the heap and the host
- * partitions of each of its PEs, from what every PE saw (rooms: shmem_init's first exchange), so every PE decides
+ * partitions of each of its PEs, from what every PE saw (rooms: from shmem_init's exchange), so every PE decides
  * alike (the least over the job) and a refusal reads the same on every PE. heapvar gets how the heap was sized. */
 static int heap_size_checked(const void *rooms, size_t stride, size_t *out, char *heapvar, size_t hvlen, char *err,
                              size_t errlen) {
@@ -899,8 +935,19 @@ int shmemi_segments_create(const void *rooms, size_t stride, char *err, size_t e
     heap->name = "symmetric heap";
     char heapvar[96];
     size_t heap_size = 0;
-    if (heap_size_checked(rooms, stride, &heap_size, heapvar, sizeof heapvar, err, errlen))
-        return -1;
+    heap_auto = !shmemi_env.symmetric_size;
+    if (rooms) {
+        if (heap_size_checked(rooms, stride, &heap_size, heapvar, sizeof heapvar, err, errlen))
+            return -1;
+    } else {
+        /* sized from this PE's node alone, before any exchange: whether every node can back it, and the least
+         * automatic heap, come once every PE's room and segments are in (shmemi_segments_room_check, agree) */
+        heap_size = heap_auto ? auto_heap(&my_room, host_part_bytes()) : shmemi_env.symmetric_size;
+        if (heap_auto)
+            snprintf(heapvar, sizeof heapvar, "SHMEM_SYMMETRIC_SIZE=auto (%zu MiB here)", heap_size >> 20);
+        else
+            snprintf(heapvar, sizeof heapvar, "SHMEM_SYMMETRIC_SIZE=%s", shmemi_env_raw("SHMEM_SYMMETRIC_SIZE"));
+    }
     shmemi_debug("the symmetric heap: %s", heapvar);
     if (create_anon(heap, "heap", heap_size, heapvar, NULL, err, errlen))
         return -1;
@@ -987,8 +1034,15 @@ void shmemi_segments_desc(void *out) {
     memset(out, 0, shmemi_segments_desc_bytes());
     for (int i = 0; i < nall; i++) {
         struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : &shmemi_rt.internal;
-        mine[i] = (struct seg_desc){s->size, s->map_size, s->base_align,     s->role,    s->part_id,
-                                    s->kind, 0,           (int32_t)getpid(), s->share_fd};
+        mine[i] = (struct seg_desc){s->size,
+                                    s->map_size,
+                                    s->base_align,
+                                    s->role,
+                                    s->part_id,
+                                    s->kind,
+                                    s->role == SHMEMI_SEG_HEAP && heap_auto,
+                                    (int32_t)getpid(),
+                                    s->share_fd};
     }
 }
 
@@ -1013,7 +1067,8 @@ int shmemi_segments_agree(const void *blobs, size_t stride, char *err, size_t er
         for (int i = 0; i < nall; i++) {
             const struct seg_desc *d = &all[(size_t)pe * (size_t)nall + (size_t)i], *z = &all[i];
             const struct shmemi_seg *s = i < n ? &shmemi_rt.segs[i] : in;
-            if (d->size != z->size || d->role != z->role || d->part_id != z->part_id)
+            int both_auto = d->autosized && z->autosized; /* sized by each PE's node: the least is taken below */
+            if ((d->size != z->size && !both_auto) || d->role != z->role || d->part_id != z->part_id)
                 return errf(err, errlen,
                             "the %s is %llu bytes on PE 0 but %llu bytes on PE %d: every PE must run the same "
                             "program with the same SHMEM_SYMMETRIC_SIZE and SHMEM_SYMMETRIC_PARTITION* settings",
@@ -1032,7 +1087,31 @@ int shmemi_segments_agree(const void *blobs, size_t stride, char *err, size_t er
             if (d->base_align < s->base_align) /* allocation decisions must be the same everywhere: the least */
                 s->base_align = d->base_align;
         }
+    /* An automatic heap is as large as its own node allows (a host-only job sizes it before its one exchange): the
+     * job uses the least, which is what auto gives from the least room (heap_size_checked), on every PE. Only the
+     * usable size shrinks; the object, its mapping and its registration keep their length. Nothing is allocated
+     * yet, so the allocator starts anew. */
+    struct shmemi_seg *heap = &shmemi_rt.segs[0];
+    size_t least = heap->size, own = heap->size;
+    for (int pe = 0; n > 0 && heap->role == SHMEMI_SEG_HEAP && pe < shmemi_rt.n_pes; pe++)
+        if (all[(size_t)pe * (size_t)nall].size < least)
+            least = (size_t)all[(size_t)pe * (size_t)nall].size;
+    if (least < heap->size) {
+        shmemi_buddy_destroy(heap->alloc);
+        heap->alloc = NULL;
+        heap->size = least;
+        if (shmemi_buddy_create(&heap->alloc, least, HEAP_MIN_BLOCK))
+            return errf(err, errlen, "cannot create the heap allocator (out of memory?)");
+        shmemi_debug("the symmetric heap: %zu MiB, the least any PE's node allows (this PE's: %zu MiB)", least >> 20,
+                     own >> 20);
+    }
     return 0;
+}
+
+int shmemi_segments_room_check(const void *rooms, size_t stride, char *err, size_t errlen) {
+    char heapvar[96];
+    size_t heap;
+    return heap_size_checked(rooms, stride, &heap, heapvar, sizeof heapvar, err, errlen);
 }
 
 int shmemi_segments_map(char *err, size_t errlen) {
@@ -1097,7 +1176,9 @@ void shmemi_segments_destroy(void) {
         } else if (s->peer) {
             for (int pe = 0; pe < shmemi_rt.n_pes; pe++)
                 if (pe != shmemi_rt.my_pe && s->peer[pe])
-                    munmap(s->peer[pe], s->map_size);
+                    munmap(s->peer[pe], s->peer_map ? s->peer_map[pe] : s->map_size);
+            free(s->peer_map);
+            s->peer_map = NULL;
         }
         /* our own static data stays mapped: the program keeps using its globals after shmem_finalize */
         if (s->role != SHMEMI_SEG_STATIC && s->base && s->role != SHMEMI_SEG_INTERNAL)

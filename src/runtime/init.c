@@ -54,13 +54,13 @@ static __attribute__((noreturn)) void gpu_net_fail(const char *fn, const char *n
 }
 
 /* What heads every PE's blob in shmem_init's exchanges: whether and how (a hash of the message) it failed, at which
- * step, and what the first exchange carries besides the room in /dev/shm (segment.c's part, after it) */
+ * step, and what the first exchange carries besides segment.c's and the network's parts (after it) */
 struct boot_head {
     uint64_t fail; /* FNV-1a of the failure's message, 0: none */
-    int32_t step;  /* the step of shmem_init it failed at (1, 2: see do_init), 0: none */
+    int32_t step;  /* the step of shmem_init it failed at (1, 2, 3: see do_init), 0: none */
     int32_t cpu;   /* first exchange: the core it runs on (shmemi_place_cpu) */
     int32_t lead;  /* first exchange: the lowest PE of its node */
-    int32_t pad;
+    int32_t plan;  /* first exchange: 1, a host-only job's one exchange; 2, a job that may use GPUs (gpu_wanted) */
 };
 
 static uint64_t msg_hash(const char *msg) {
@@ -70,6 +70,17 @@ static uint64_t msg_hash(const char *msg) {
     return h | 1; /* 0 is "no failure" */
 }
 
+/* the earliest step any PE failed at (heads: every PE's, stride bytes apart), 0: none failed */
+static int init_low_step(const void *heads, size_t stride) {
+    int low = 0;
+    for (int pe = 0; pe < shmemi_rt.n_pes; pe++) {
+        const struct boot_head *h = (const void *)((const char *)heads + (size_t)pe * stride);
+        if (h->fail && (!low || h->step < low))
+            low = h->step;
+    }
+    return low;
+}
+
 /* The end of a failed shmem_init once every PE knows who failed and how (heads: every PE's, stride bytes apart). Every
  * PE would otherwise print the same line, N lines for one bad setting, so a failing PE prints its line only when no
  * lower PE failed with the same message: once for the job, while a PE that fails alone, or differently, still says
@@ -77,12 +88,7 @@ static uint64_t msg_hash(const char *msg) {
  * steps). Then every PE leaves with status 1, after the lines are out. Returns only when no PE failed. */
 static void init_check_heads(const char *fn, const char *msg, int step, const void *heads, size_t stride) {
     const struct boot_head *h;
-    int n = shmemi_rt.n_pes, low = 0;
-    for (int pe = 0; pe < n; pe++) {
-        h = (const void *)((const char *)heads + (size_t)pe * stride);
-        if (h->fail && (!low || h->step < low))
-            low = h->step;
-    }
+    int n = shmemi_rt.n_pes, low = init_low_step(heads, stride);
     if (!low)
         return;
     uint64_t mine = msg && step == low ? msg_hash(msg) : 0;
@@ -98,8 +104,10 @@ static void init_check_heads(const char *fn, const char *msg, int step, const vo
     if (speak)
         fprintf(stderr, "gshmem: PE %d: %s: %s\n", shmemi_rt.my_pe, fn, msg);
     fflush(stderr);
-    shmemb_barrier();             /* the lines first: the launcher ends the job at the first PE that leaves */
-    if (shmemi_rt.my_pe == first) /* it spoke: the launcher names it as the one that ended the job */
+    shmemi_ofi_regions_unlink();
+    shmemi_segments_unlink_names(); /* (a host-only job makes its segments before its exchange) */
+    shmemb_barrier();               /* the lines first: the launcher ends the job at the first PE that leaves */
+    if (shmemi_rt.my_pe == first)   /* it spoke: the launcher names it as the one that ended the job */
         shmemb_abort(1, NULL);
     /* the others wait to be ended with it, quietly (a barrier it never joined would fail with a line of its own
      * under PMIx), and leave by themselves should no launcher end them */
@@ -123,6 +131,8 @@ static void init_check_all(const char *fn, const char *msg) {
  * ends it, with no exchange of its own; the others wait to be ended with it, and leave by themselves should no
  * launcher end them. */
 static __attribute__((noreturn)) void init_fail_alike(const char *fn, const char *msg) {
+    shmemi_ofi_regions_unlink();
+    shmemi_segments_unlink_names();
     if (shmemi_rt.my_pe == 0) {
         fprintf(stderr, "gshmem: PE 0: %s: %s\n", fn, msg);
         fflush(stderr);
@@ -131,6 +141,18 @@ static __attribute__((noreturn)) void init_fail_alike(const char *fn, const char
     for (int ms = 0; ms < 5000; ms += 10)
         nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
     exit(1);
+}
+
+/* Whether this job may use GPUs, from what every PE knows alike before any exchange: the program's flags and the
+ * settings (a KIND=LIBOMP partition counts whether or not this PE's OpenMP runtime has an offload device: that is
+ * its own). gpu_setup starts GPU support only where this holds; a job where it does not has one exchange. */
+static int gpu_wanted(int host_init, int kernel_init) {
+    int parts = 0;
+    for (int i = 0; i < shmemi_npartitions; i++)
+        parts |= shmemi_partitions[i].kind == SHMEMI_KIND_DEVICE || shmemi_partitions[i].kind == SHMEMI_KIND_LIBOMP;
+    return strcmp(shmemi_env.gpu, "none") &&
+           (host_init || kernel_init || strcmp(shmemi_env.gpu, "auto") || parts || shmemi_env.device_aware ||
+            shmemi_env.symmetric_size_device || shmemi_env.device_symmetric_size);
 }
 
 /* GPU support: on when the program or the environment asks for it and every PE has it (segments must match). */
@@ -267,22 +289,31 @@ static void do_init(int requested, const char *fn) {
                              : requested > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
                                                                  : requested;
     /* Start-up exchanges through the launcher, each one round trip of every PE (oshrun's socket, a PMIx fence) that
-     * grows with the job: a host-only job has two, each PE's contributions packed into one blob, headed by whether it
-     * failed so far (a bad setting is then said once for the job with no exchange of its own):
-     *   1. its failure (a bad setting), core, node lead, and the room it sees in /dev/shm;
-     *   2. its failure (its segments, or the network's start), its segments' descriptions, and where the network is
-     *      up for a host-only job, its card (address, keys and bases of its registered segments).
-     * Two, not one, because the heap's size is the least over every PE's room (SHMEM_SYMMETRIC_SIZE=auto) and must fit
-     * every node's /dev/shm: every segment, and so every description, key and base of the second exchange, exists
-     * only once the first one is in. A job with GPUs has its own exchanges besides (GPU support on every PE, peer
-     * mappings), and opens the network after the segments are mapped (which GPU memory it must register depends on
-     * them), so its card goes in an exchange of its own. */
+     * grows with the job; each PE's contributions go in one blob headed by whether it failed so far (a bad setting,
+     * its segments, the network's start are then said once for the job with no exchange of their own). A host-only
+     * job has ONE: each PE's failure, core, node lead, the room it sees in /dev/shm, its segments' descriptions and,
+     * where the network is needed, its card (address, keys and bases of its registered segments). Its segments exist
+     * before the exchange because each PE sizes them from what it knows alone: SHMEM_SYMMETRIC_SIZE=auto from its own
+     * node's room and its PE count there (known from the launcher). Whether every node can back every PE's heap, and
+     * the least automatic heap that the job then uses, come from the rooms and descriptions exchanged, the same
+     * decision and message on every PE (a heap larger than the least is used only up to it; peers map it whole). Its
+     * network opens before the exchange too, so the NIC of a node with several is picked from this PE's cores and its
+     * rank among its node's PEs (their cores are not known yet). A job that may use GPUs (gpu_wanted: decided from the
+     * program's flags and the settings, the same on every PE) has a second exchange as before: GPU support needs
+     * every PE's placement to pick its device, and the segments need GPU support (the GPU heap, KIND=DEVICE and
+     * KIND=LIBOMP partitions), so they are sized from every PE's room and described after it; it has GPU exchanges
+     * of its own besides (GPU support on every PE, peer mappings), and opens the network after its segments are
+     * mapped (which GPU memory it must register depends on them), its card in an exchange of its own. The first blob
+     * has the same length either way and says which way the PE goes: PEs set up differently are told so. */
     struct boot_head *head;
-    size_t len1 = sizeof *head + shmemi_segments_room_bytes();
+    int two = gpu_wanted(gpu_bits & SHMEM_DEVICE_HOST_INIT, gpu_bits & SHMEM_DEVICE_KERNEL_INIT), remote = 0;
+    size_t at_room = sizeof *head, at_desc = at_room + shmemi_segments_room_bytes();
+    size_t at_card = at_desc + shmemi_segments_desc_bytes(), len1 = at_card + shmemi_ofi_card_bytes();
     char *mine1 = calloc(1, len1), *all1 = calloc((size_t)info.size, len1);
     if (!mine1 || !all1)
         init_fail(fn, "out of memory");
     head = (void *)mine1;
+    head->plan = two ? 2 : 1;
     int force_net = !strcmp(shmemi_env.transport, "ofi"), block = shmemi_env.node_size || *shmemi_env.test_nodes;
     if (env_bad) { /* the settings this PE would go on with are not the ones asked for */
         head->fail = msg_hash(err);
@@ -336,18 +367,61 @@ static void do_init(int requested, const char *fn) {
         head->cpu = shmemi_place_cpu();
         while (!shmemi_rt.local[head->lead])
             head->lead++;
-        shmemi_segments_room(mine1 + sizeof *head);
+        shmemi_segments_room(mine1 + at_room);
+        remote = shmemi_rt.nlocal < info.size;
+        if (!two) {
+            gpu_setup(0, 0, fn); /* (GPU support not wanted: says why, with no exchange) */
+            free(shmemi_rt.place_cpu);
+            if (!(shmemi_rt.place_cpu = malloc((size_t)info.size * sizeof(int))))
+                init_fail(fn, "out of memory");
+            /* until the exchange says where they run, this node's PEs count as placed like this one (the NIC) */
+            for (int pe = 0; pe < info.size; pe++)
+                shmemi_rt.place_cpu[pe] = head->cpu;
+            shmemi_rt.place_gpu[0] = shmemi_rt.place_nic[0] = '\0';
+            /* a setting no PE can honour (a size, a page size, a NUMA node, a provider or a domain that is not
+             * there) fails alike on every PE: said once */
+            if (shmemi_segments_create(NULL, 0, err, sizeof err)) {
+                head->step = 2;
+            } else {
+                shmemi_segments_desc(mine1 + at_desc);
+                if (remote && shmemi_ofi_open(err, sizeof err))
+                    head->step = 3;
+                else if (remote)
+                    shmemi_ofi_card(mine1 + at_card);
+            }
+            head->fail = head->step ? msg_hash(err) : 0;
+        }
     }
     if (shmemb_allgather(mine1, all1, len1))
-        init_fail(fn, env_bad ? err : "bootstrap allgather failed");
-    init_check_heads(fn, env_bad ? err : NULL, head->step, all1, len1);
+        init_fail(fn, head->step ? err : "bootstrap allgather failed");
+    /* a bad setting first (a PE that has one went no further); then whether every PE goes the same way */
+    if (init_low_step(all1, len1) == 1)
+        init_check_heads(fn, head->step ? err : NULL, head->step, all1, len1);
+    for (int pe = 1; pe < info.size; pe++) {
+        const struct boot_head *h = (const void *)(all1 + (size_t)pe * len1), *h0 = (const void *)all1;
+        if (h->plan != h0->plan) {
+            snprintf(err, sizeof err,
+                     "PE 0 %s GPUs but PE %d %s: every PE must run the same program (shmem_init_thread's "
+                     "SHMEM_DEVICE_* bits) with the same GPU settings (SHMEM_GPU, SHMEM_SYMMETRIC_SIZE_DEVICE, "
+                     "SHMEM_ENABLE_DEVICE_AWARENESS, KIND=DEVICE and KIND=LIBOMP partitions)",
+                     h0->plan == 2 ? "may use" : "uses no", pe, h->plan == 2 ? "may use them" : "uses none");
+            init_fail_alike(fn, err);
+        }
+    }
+    if (!two) {
+        /* whether every node can back its PEs' heaps and partitions: before the failures it may have caused */
+        char room_err[768];
+        if (shmemi_segments_room_check(all1 + at_room, len1, room_err, sizeof room_err))
+            init_fail_alike(fn, room_err);
+        init_check_heads(fn, head->step ? err : NULL, head->step, all1, len1);
+    }
     free(mine1);
     mpi_under_oshrun(&info, fn);
-    int remote = shmemi_rt.nlocal < shmemi_rt.n_pes;
     free(shmemi_rt.place_cpu);
     free(shmemi_rt.node_of);
     shmemi_rt.node_of = NULL;
-    shmemi_rt.place_gpu[0] = shmemi_rt.place_nic[0] = '\0';
+    if (two)
+        shmemi_rt.place_gpu[0] = shmemi_rt.place_nic[0] = '\0';
     if (!(shmemi_rt.place_cpu = malloc((size_t)info.size * sizeof(int))) ||
         (remote && !(shmemi_rt.node_of = malloc((size_t)info.size * sizeof(int)))))
         init_fail(fn, "out of memory");
@@ -357,35 +431,40 @@ static void do_init(int requested, const char *fn) {
         if (remote)
             shmemi_rt.node_of[pe] = h->lead;
     }
-    gpu_setup(gpu_bits & SHMEM_DEVICE_HOST_INIT, gpu_bits & SHMEM_DEVICE_KERNEL_INIT, fn);
-
-    /* the second exchange; the network of a host-only job opens before it, so that its card rides in it */
-    int early_net = remote && !shmemi_gtl;
-    size_t descs = shmemi_segments_desc_bytes(), card = early_net ? shmemi_ofi_card_bytes() : 0;
-    size_t len2 = sizeof *head + descs + card;
-    char *mine2 = calloc(1, len2), *all2 = calloc((size_t)info.size, len2);
-    if (!mine2 || !all2)
-        init_fail(fn, "out of memory");
-    head = (void *)mine2;
-    /* a setting no PE can honour (a size, a page size, a NUMA node, a provider or a domain that is not there) fails
-     * alike on every PE: said once */
-    if (shmemi_segments_create(all1 + sizeof *head, len1, err, sizeof err)) {
-        head->step = 1;
+    char *all2 = NULL;
+    size_t len2 = 0, descs = shmemi_segments_desc_bytes();
+    int early_net = remote;
+    if (!two) {
+        if (shmemi_segments_agree(all1 + at_desc, len1, err, sizeof err))
+            init_fail_alike(fn, err);
     } else {
-        shmemi_segments_desc(mine2 + sizeof *head);
-        if (early_net && shmemi_ofi_open(err, sizeof err))
-            head->step = 2;
-        else if (early_net)
-            shmemi_ofi_card(mine2 + sizeof *head + descs);
+        gpu_setup(gpu_bits & SHMEM_DEVICE_HOST_INIT, gpu_bits & SHMEM_DEVICE_KERNEL_INIT, fn);
+        /* the second exchange; the network of a job whose GPU support did not start opens before it, so that its
+         * card rides in it */
+        early_net = remote && !shmemi_gtl;
+        size_t card = early_net ? shmemi_ofi_card_bytes() : 0;
+        len2 = sizeof *head + descs + card;
+        char *mine2 = calloc(1, len2);
+        if (!mine2 || !(all2 = calloc((size_t)info.size, len2)))
+            init_fail(fn, "out of memory");
+        head = (void *)mine2;
+        if (shmemi_segments_create(all1 + at_room, len1, err, sizeof err)) {
+            head->step = 1;
+        } else {
+            shmemi_segments_desc(mine2 + sizeof *head);
+            if (early_net && shmemi_ofi_open(err, sizeof err))
+                head->step = 2;
+            else if (early_net)
+                shmemi_ofi_card(mine2 + sizeof *head + descs);
+        }
+        head->fail = head->step ? msg_hash(err) : 0;
+        if (shmemb_allgather(mine2, all2, len2))
+            init_fail(fn, head->step ? err : "bootstrap allgather failed");
+        init_check_heads(fn, head->step ? err : NULL, head->step, all2, len2);
+        free(mine2);
+        if (shmemi_segments_agree(all2 + sizeof *head, len2, err, sizeof err))
+            init_fail_alike(fn, err);
     }
-    free(all1);
-    head->fail = head->step ? msg_hash(err) : 0;
-    if (shmemb_allgather(mine2, all2, len2))
-        init_fail(fn, head->step ? err : "bootstrap allgather failed");
-    init_check_heads(fn, head->step ? err : NULL, head->step, all2, len2);
-    free(mine2);
-    if (shmemi_segments_agree(all2 + sizeof *head, len2, err, sizeof err))
-        init_fail_alike(fn, err);
     if (shmemi_segments_map(err, sizeof err))
         init_fail(fn, err);
     /* the network: for other nodes, and for GPU memory of this node's PEs that some PE's GPU cannot map, or not
@@ -399,7 +478,8 @@ static void do_init(int requested, const char *fn) {
             int bad = shmemi_ofi_open(err, sizeof err) != 0;
             init_check_all(fn, !bad ? NULL : remote ? err : gpu_net_why(msg, sizeof msg, err));
         }
-        if (shmemi_ofi_connect(early_net ? all2 + sizeof *head + descs : NULL, len2, err, sizeof err)) {
+        const void *cards = !early_net ? NULL : two ? all2 + sizeof *head + descs : all1 + at_card;
+        if (shmemi_ofi_connect(cards, two ? len2 : len1, err, sizeof err)) {
             if (remote)
                 init_fail(fn, err);
             gpu_net_fail(fn, err);
@@ -411,6 +491,7 @@ static void do_init(int requested, const char *fn) {
          * operations on GPU memory to their owner */
         shmemi_rt.amo_net = remote && shmemi_ofi_fabric_atomics();
     }
+    free(all1);
     free(all2);
     shmemi_teams_init();
     shmemi_rt.init_state = 1;

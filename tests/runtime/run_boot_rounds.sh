@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # run_boot_rounds.sh - how many exchanges through the launcher shmem_init makes (issue 41): each is one round trip of
-# every PE through oshrun, the start-up cost that grows with the job. A host-only job packs what each PE tells the
-# others into one blob per exchange, two in all; SHMEM_DEBUG's "shmem_init: N bootstrap exchanges" says how many.
-# Usage: OSHRUN PROG NP LAYOUT MAX   (LAYOUT: shm, ofi (each PE its own node, tcp), split (nodes of 2, tcp between))
+# every PE through oshrun, the start-up cost that grows with the job. A host-only job packs all that each PE tells the
+# others (placement, room in /dev/shm, segments, network card) into one blob, one exchange in all; SHMEM_DEBUG's
+# "shmem_init: N bootstrap exchanges" says how many.
+# Usage: OSHRUN PROG NP LAYOUT EXPECT   (LAYOUT: shm, ofi (each PE its own node, tcp), split (nodes of 2, tcp between))
 set -u
-oshrun=$1 prog=$2 np=$3 layout=$4 max=$5
+oshrun=$1 prog=$2 np=$3 layout=$4 expect=$5
 tmp=$(mktemp -d /tmp/boot-rounds.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 case $layout in
@@ -21,7 +22,7 @@ fail() { echo "FAIL [$layout np$np]: $*" >&2; fails=$((fails + 1)); }
 lines=$(grep -cE '^gshmem\[[0-9]+\] debug: shmem_init: [0-9]+ bootstrap exchanges$' "$tmp/err")
 [ "$lines" = "$np" ] || fail "$lines PEs said how many bootstrap exchanges shmem_init made, expected $np"
 for k in $(sed -n 's/^gshmem\[[0-9]*\] debug: shmem_init: \([0-9]*\) bootstrap exchanges$/\1/p' "$tmp/err" | sort -u); do
-    [ "$k" -le "$max" ] || fail "shmem_init made $k bootstrap exchanges, expected at most $max"
+    [ "$k" = "$expect" ] || fail "shmem_init made $k bootstrap exchanges, expected $expect"
 done
 if [ "$fails" != 0 ]; then
     grep -vE 'debug: ' "$tmp/err" >&2
