@@ -129,6 +129,16 @@ done
 "$P/bin/oshcc" --emulate-gpu --compat=nvshmem "$src/tests/compat/nvshmem/nv_ring.cu" -o "$tmp/cu/nv_ring"
 SHMEM_SYMMETRIC_SIZE_DEVICE=16M "$P/bin/oshrun" -np 2 "$tmp/cu/nv_ring" >"$tmp/cu/out"
 [ "$(grep -c ': ok' "$tmp/cu/out")" = 2 ] || { echo "oshcc --compat=nvshmem: nv_ring did not run right:" >&2; cat "$tmp/cu/out" >&2; exit 1; }
+# and for a GPU, compiled by nvcc and linked in one step: the host code's C++ and maths libraries come along, as with
+# nvcc's own link (a host-side ceil() did not link before)
+if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
+  printf '%s\n' '#include <math.h>' '#include <nvshmem.h>' '#include <nvshmemx.h>' \
+    '__global__ void k(int *d) { nvshmem_int_p(d, 1, 0); }' \
+    'int main(int argc, char **argv) { (void)argv; nvshmem_init(); int *d = (int *)nvshmem_malloc(4);' \
+    '  k<<<1, 1>>>(d); nvshmem_free(d); nvshmem_finalize(); return (int)ceil(argc / 2.0) - 1; }' >"$tmp/cu/nvm.cu"
+  "$P/bin/oshcc" --compat=nvshmem "$tmp/cu/nvm.cu" -o "$tmp/cu/nvm" ||
+    { echo "oshcc --compat=nvshmem: an nvcc build with a host-side ceil() did not link" >&2; exit 1; }
+fi
 [ "$("$P/bin/oshcc" --compat=nvshmem --showme:compile)" = "-I$P/include -I$P/include/gshmem/compat" ] ||
   { echo "oshcc --compat=nvshmem --showme:compile: $("$P/bin/oshcc" --compat=nvshmem --showme:compile)" >&2; exit 1; }
 # a rocSHMEM program as it is, through oshcc --compat=rocshmem: it includes only rocSHMEM's header (which brings in HIP's

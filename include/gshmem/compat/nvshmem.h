@@ -12,8 +12,16 @@
 #include <shmem.h>
 #include <shmemg.h>
 #include <shmemx.h>
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
+/* NVSHMEM's headers bring in the CUDA runtime's (and programs rely on it: cudaSetDevice in a host-only .cpp); the
+ * emulation's comes with the emulated build, and a build without CUDA's headers goes on without them */
+#if !defined(GSHMEM_EMULATE_GPU) && !defined(__HIPCC__) && defined(__has_include)
+#if __has_include(<cuda_runtime.h>)
+#include <cuda_runtime.h>
+#endif
+#endif
 /* what OpenSHMEM deprecated and NVSHMEM kept (active-set reductions, short waits) forwards without a warning */
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
