@@ -55,8 +55,8 @@ int main(void) {
     int64_t got0 = shmem_int64_atomic_fetch(&word[0], me), got1 = shmem_int64_atomic_fetch(&word[1], me);
     CHECK(got0 == adds, "atomic_add: word is %lld, expected %lld (%lld lost)", (long long)got0, (long long)adds,
           (long long)(adds - got0));
-    CHECK(got1 == fadds, "atomic_fetch_add: word is %lld, expected %lld (%lld lost)", (long long)got1,
-          (long long)fadds, (long long)(fadds - got1));
+    CHECK(got1 == fadds, "atomic_fetch_add: word is %lld, expected %lld (%lld lost)", (long long)got1, (long long)fadds,
+          (long long)(fadds - got1));
     int dup = 0, missing = 0;
     for (int64_t v = 0; v < fadds; v++) {
         dup += seen[v] > 1;
