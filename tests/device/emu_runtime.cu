@@ -160,6 +160,61 @@ static void stream_ordered(cudaStream_t s1, cudaStream_t s2) {
     CUDA(cudaFree(gate));
 }
 
+/* dynamic shared memory beyond 48 KiB: every word written, then summed by thread 0 */
+__global__ void big_shared(long *out, int n) {
+    extern __shared__ int words[];
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        words[i] = i;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        long s = 0;
+        for (int i = 0; i < n; i++)
+            s += words[i];
+        *out = s;
+    }
+}
+
+/* a kernel's dynamic shared memory past the default needs cudaFuncSetAttribute first, up to the opt-in limit; the
+ * other attributes and cache preferences are checked as CUDA documents them */
+static void func_attributes(void) {
+    int optin = 0, dflt = 0;
+    CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
+    CUDA(cudaDeviceGetAttribute(&dflt, cudaDevAttrMaxSharedMemoryPerBlock, 0));
+    CHECK(dflt == 48 << 10 && optin > dflt, "shared memory per block %d, opt-in %d", dflt, optin);
+    long *out, h = 0;
+    const int n = (64 << 10) / sizeof(int);
+    CUDA(cudaMalloc(&out, sizeof *out));
+    big_shared<<<1, 128, 64 << 10>>>(out, n);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue, "64 KiB of dynamic shared memory without the attribute ran");
+    CHECK(cudaFuncSetAttribute(big_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, optin + 1) ==
+              cudaErrorInvalidValue,
+          "a dynamic shared memory limit past the opt-in was accepted");
+    (void)cudaGetLastError();
+    CUDA(cudaFuncSetAttribute(big_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 << 10));
+    big_shared<<<1, 128, 64 << 10>>>(out, n);
+    CUDA(cudaGetLastError());
+    CUDA(cudaMemcpy(&h, out, sizeof h, cudaMemcpyDeviceToHost));
+    CHECK(h == (long)n * (n - 1) / 2, "64 KiB of shared words summed to %ld", h);
+    big_shared<<<1, 128, (64 << 10) + 4>>>(out, n);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue, "more than the kernel's set limit ran");
+    void *args[] = {&out, (void *)&n};
+    CHECK(cudaLaunchKernel(big_shared, dim3(1), dim3(128), args, (64 << 10) + 4, 0) == cudaErrorInvalidValue,
+          "cudaLaunchKernel past the kernel's limit was accepted");
+    (void)cudaGetLastError();
+    CHECK(cudaFuncSetAttribute(big_shared, cudaFuncAttributePreferredSharedMemoryCarveout, 101) ==
+              cudaErrorInvalidValue,
+          "a carveout of 101%% was accepted");
+    (void)cudaGetLastError();
+    CUDA(cudaFuncSetAttribute(big_shared, cudaFuncAttributePreferredSharedMemoryCarveout, 50));
+    CHECK(cudaFuncSetAttribute(big_shared, cudaFuncAttributeClusterDimMustBeSet, 1) == cudaErrorInvalidValue,
+          "the read-only cudaFuncAttributeClusterDimMustBeSet was written");
+    (void)cudaGetLastError();
+    CHECK(cudaFuncSetCacheConfig(big_shared, (cudaFuncCache)7) == cudaErrorInvalidValue, "cache preference 7");
+    (void)cudaGetLastError();
+    CUDA(cudaFuncSetCacheConfig(big_shared, cudaFuncCachePreferShared));
+    CUDA(cudaFree(out));
+}
+
 /* a fault where a program uses stream-ordered memory before its stream allocates it */
 static void early_use_faults(void) {
 #ifdef GSHMEM_EMULATE_GPU
@@ -412,6 +467,7 @@ int main() {
 
     stream_ordered(s1, s2);
     devices(v);
+    func_attributes();
 
     /* launch errors are reported, not run */
     add_one<<<1, 2048>>>(v, 1000);

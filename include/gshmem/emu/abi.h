@@ -97,6 +97,11 @@ int gshmem_emu_device_synchronize(void);
 int gshmem_emu_set_device(int device);
 int gshmem_emu_get_device(int *device);
 int gshmem_emu_device_count(int *count);
+/* kernels' dynamic shared memory: 48 KiB unless cudaFuncSetAttribute raised it, up to the opt-in limit (an H100's) */
+#define GSHMEM_EMU_SHMEM_DEFAULT ((size_t)48 << 10)
+#define GSHMEM_EMU_SHMEM_OPTIN ((size_t)227 << 10)
+int gshmem_emu_func_attr(const void *fn, int attr, int value); /* cudaFuncSetAttribute: a cudaError_t */
+int gshmem_emu_func_shmem(const void *fn, size_t shmem);        /* 0, or the launch's refusal (recorded) */
 int gshmem_emu_rules(int hip); /* 1: a HIP program (a launch runs on its stream's device) */
 int gshmem_emu_sm_count(void); /* SHMEM_EMU_SMS */
 int gshmem_emu_capture_begin(void *stream);

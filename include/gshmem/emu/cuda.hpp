@@ -125,17 +125,37 @@ enum cudaGraphNodeType {
 
 struct cudaDeviceProp {
     char name[256];
-    size_t totalGlobalMem, sharedMemPerBlock;
+    size_t totalGlobalMem, sharedMemPerBlock, sharedMemPerBlockOptin;
     int warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], multiProcessorCount, major, minor,
         concurrentKernels, unifiedAddressing, managedMemory, canMapHostMemory, cooperativeLaunch;
 };
+/* what cudaFuncSetAttribute and cudaFuncSetCacheConfig take (CUDA's values) */
+enum cudaFuncAttribute {
+    cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+    cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+    cudaFuncAttributeClusterDimMustBeSet = 10,
+    cudaFuncAttributeRequiredClusterWidth = 11,
+    cudaFuncAttributeRequiredClusterHeight = 12,
+    cudaFuncAttributeRequiredClusterDepth = 13,
+    cudaFuncAttributeNonPortableClusterSizeAllowed = 14,
+    cudaFuncAttributeClusterSchedulingPolicyPreference = 15,
+    cudaFuncAttributeMax
+};
+enum cudaFuncCache {
+    cudaFuncCachePreferNone = 0,
+    cudaFuncCachePreferShared = 1,
+    cudaFuncCachePreferL1 = 2,
+    cudaFuncCachePreferEqual = 3
+};
 enum cudaDeviceAttr {
     cudaDevAttrMaxThreadsPerBlock = 1,
+    cudaDevAttrMaxSharedMemoryPerBlock = 8,
     cudaDevAttrWarpSize = 10,
     cudaDevAttrMultiProcessorCount = 16,
     cudaDevAttrComputeCapabilityMajor = 75,
     cudaDevAttrComputeCapabilityMinor = 76,
     cudaDevAttrCooperativeLaunch = 95,
+    cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
     cudaDevAttrMemoryPoolsSupported = 115,
 };
 
@@ -190,7 +210,8 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d) {
     std::memset(p, 0, sizeof *p);
     std::snprintf(p->name, sizeof p->name, "gshmem emulated GPU (CPU)");
     p->totalGlobalMem = (size_t)16 << 30;
-    p->sharedMemPerBlock = 48 << 10;
+    p->sharedMemPerBlock = GSHMEM_EMU_SHMEM_DEFAULT;
+    p->sharedMemPerBlockOptin = GSHMEM_EMU_SHMEM_OPTIN;
     p->warpSize = 32;
     p->maxThreadsPerBlock = 1024;
     p->maxThreadsDim[0] = p->maxThreadsDim[1] = 1024;
@@ -213,12 +234,24 @@ inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr a, int d) {
          : a == cudaDevAttrMultiProcessorCount    ? p.multiProcessorCount
          : a == cudaDevAttrComputeCapabilityMajor ? p.major
          : a == cudaDevAttrCooperativeLaunch      ? 1
+         : a == cudaDevAttrMaxSharedMemoryPerBlock      ? (int)p.sharedMemPerBlock
+         : a == cudaDevAttrMaxSharedMemoryPerBlockOptin ? (int)p.sharedMemPerBlockOptin
          : a == cudaDevAttrMemoryPoolsSupported   ? 1
                                                   : 0;
     return cudaSuccess;
 }
-template <class F> inline cudaError_t cudaFuncSetAttribute(F, int, int) { return cudaSuccess; }
-template <class F> inline cudaError_t cudaFuncSetCacheConfig(F, int) { return cudaSuccess; }
+/* a kernel's dynamic shared memory beyond the default 48 KiB must be asked for first, up to the opt-in limit, as on
+ * a GPU: a launch with more is refused (cudaErrorInvalidValue). Given a kernel or a pointer to one. */
+template <class F> inline cudaError_t cudaFuncSetAttribute(F f, cudaFuncAttribute attr, int value) {
+    return (cudaError_t)gshmem_emu_func_attr(reinterpret_cast<const void *>(f), (int)attr, value);
+}
+template <class F> inline cudaError_t cudaFuncSetCacheConfig(F f, cudaFuncCache c) {
+    if (!f)
+        return (cudaError_t)gshmem_emu_set_error(cudaErrorInvalidDeviceFunction);
+    if ((int)c < 0 || (int)c > 3)
+        return (cudaError_t)gshmem_emu_set_error(cudaErrorInvalidValue);
+    return cudaSuccess; /* (a preference only, as on a GPU) */
+}
 
 /* ---- memory ---- */
 inline cudaError_t cudaMalloc(void **p, size_t n) {
@@ -535,6 +568,8 @@ template <class... P> void run(void *c) {
 template <class... P> void release(void *c) { delete static_cast<closure<P...> *>(c); }
 template <class... P, class... A> inline void operator<<(bound<P...> b, std::tuple<A...> a) {
     static_assert(sizeof...(P) == sizeof...(A), "kernel launched with the wrong number of arguments");
+    if (gshmem_emu_func_shmem(reinterpret_cast<const void *>(b.fn), b.c.shmem))
+        return; /* more dynamic shared memory than the kernel may have: refused, the last error says so */
     closure<P...> *c = new closure<P...>{b.fn, std::tuple<typename std::decay<P>::type...>(std::move(a))};
     gshmem_emu_launch(b.c.grid, b.c.block, b.c.shmem, b.c.stream, &run<P...>, c, &release<P...>);
 }
@@ -551,6 +586,8 @@ inline cudaError_t launch_args(void (*fn)(P...), dim3 g, dim3 b, void **args, si
         return (cudaError_t)gshmem_emu_set_error(cudaErrorInvalidDeviceFunction);
     if (sizeof...(P) && !args)
         return (cudaError_t)gshmem_emu_set_error(cudaErrorInvalidValue);
+    if (int e = gshmem_emu_func_shmem(reinterpret_cast<const void *>(fn), shmem))
+        return (cudaError_t)e;
     closure<P...> *c = closure_from(fn, args, std::index_sequence_for<P...>{});
     return (cudaError_t)gshmem_emu_launch_ex(g, b, shmem, s, &run<P...>, c, &release<P...>, flags);
 }

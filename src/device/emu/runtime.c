@@ -22,6 +22,7 @@ enum {
     E_INVALID_VALUE = 1,
     E_MEMORY = 2,
     E_INVALID_CONFIG = 9,
+    E_INVALID_DEVICE_FUNCTION = 98,
     E_INVALID_DEVICE = 101,
     E_INVALID_HANDLE = 400,
     E_NOT_READY = 600,
@@ -607,6 +608,65 @@ int gshmem_emu_device_count(int *count) {
         *count = n_gpus();
     return E_OK;
 }
+/* ---- kernels' attributes: the dynamic shared memory each may have beyond the default (cudaFuncSetAttribute) ---- */
+#define FUNC_ATTRS 256
+static struct {
+    const void *fn;
+    size_t max_dyn;
+} func_attrs[FUNC_ATTRS];
+static int nfunc_attrs;
+static pthread_mutex_t func_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int gshmem_emu_func_attr(const void *fn, int attr, int value) {
+    if (!fn)
+        return gshmem_emu_set_error(E_INVALID_DEVICE_FUNCTION);
+    switch (attr) {
+    case 8: /* cudaFuncAttributeMaxDynamicSharedMemorySize: with the kernel's static part, at most the opt-in */
+        if (value < 0 || (size_t)value > GSHMEM_EMU_SHMEM_OPTIN)
+            return gshmem_emu_set_error(E_INVALID_VALUE);
+        break;
+    case 9: /* cudaFuncAttributePreferredSharedMemoryCarveout: a percentage, or -1 for the default */
+        return value < -1 || value > 100 ? gshmem_emu_set_error(E_INVALID_VALUE) : E_OK;
+    case 11: /* the required cluster's width, height, depth: checked at launch on a GPU; no clusters here */
+    case 12:
+    case 13:
+        return value < 0 ? gshmem_emu_set_error(E_INVALID_VALUE) : E_OK;
+    case 14: /* cudaFuncAttributeNonPortableClusterSizeAllowed: 0 or 1 */
+        return value != 0 && value != 1 ? gshmem_emu_set_error(E_INVALID_VALUE) : E_OK;
+    case 15: /* cudaFuncAttributeClusterSchedulingPolicyPreference: a cudaClusterSchedulingPolicy (0-2) */
+        return value < 0 || value > 2 ? gshmem_emu_set_error(E_INVALID_VALUE) : E_OK;
+    default: /* cudaFuncAttributeClusterDimMustBeSet is read-only; the rest are not attributes */
+        return gshmem_emu_set_error(E_INVALID_VALUE);
+    }
+    pthread_mutex_lock(&func_lock);
+    int i = 0;
+    while (i < nfunc_attrs && func_attrs[i].fn != fn)
+        i++;
+    int e = E_OK;
+    if (i < nfunc_attrs || nfunc_attrs < FUNC_ATTRS) {
+        func_attrs[i].fn = fn;
+        func_attrs[i].max_dyn = (size_t)value;
+        if (i == nfunc_attrs)
+            __atomic_store_n(&nfunc_attrs, nfunc_attrs + 1, __ATOMIC_RELEASE);
+    } else {
+        e = E_MEMORY; /* (more kernels with attributes than the emulation keeps) */
+    }
+    pthread_mutex_unlock(&func_lock);
+    return gshmem_emu_set_error(e);
+}
+
+int gshmem_emu_func_shmem(const void *fn, size_t shmem) {
+    if (shmem <= GSHMEM_EMU_SHMEM_DEFAULT && !__atomic_load_n(&nfunc_attrs, __ATOMIC_ACQUIRE))
+        return E_OK; /* (no kernel's limit was changed: the default holds) */
+    size_t limit = GSHMEM_EMU_SHMEM_DEFAULT; /* or what was set for this kernel, lower or higher */
+    pthread_mutex_lock(&func_lock);
+    for (int i = 0; i < nfunc_attrs; i++)
+        if (func_attrs[i].fn == fn)
+            limit = func_attrs[i].max_dyn;
+    pthread_mutex_unlock(&func_lock);
+    return shmem <= limit ? E_OK : gshmem_emu_set_error(E_INVALID_VALUE);
+}
+
 /* (before shmem_init has read the environment: the default) */
 int gshmem_emu_sm_count(void) { return shmemi_env.emu_sms ? (int)shmemi_env.emu_sms : 32; }
 
