@@ -629,8 +629,7 @@ int gshmem_emu_func_attr(const void *fn, int attr, int value) {
         return value < -1 || value > 100 ? gshmem_emu_set_error(E_INVALID_VALUE) : E_OK;
     case 11: /* the required cluster's width, height, depth: checked at launch on a GPU; no clusters here */
     case 12:
-    case 13:
-        return value < 0 ? gshmem_emu_set_error(E_INVALID_VALUE) : E_OK;
+    case 13: return value < 0 ? gshmem_emu_set_error(E_INVALID_VALUE) : E_OK;
     case 14: /* cudaFuncAttributeNonPortableClusterSizeAllowed: 0 or 1 */
         return value != 0 && value != 1 ? gshmem_emu_set_error(E_INVALID_VALUE) : E_OK;
     case 15: /* cudaFuncAttributeClusterSchedulingPolicyPreference: a cudaClusterSchedulingPolicy (0-2) */
@@ -657,7 +656,7 @@ int gshmem_emu_func_attr(const void *fn, int attr, int value) {
 
 int gshmem_emu_func_shmem(const void *fn, size_t shmem) {
     if (shmem <= GSHMEM_EMU_SHMEM_DEFAULT && !__atomic_load_n(&nfunc_attrs, __ATOMIC_ACQUIRE))
-        return E_OK; /* (no kernel's limit was changed: the default holds) */
+        return E_OK;                         /* (no kernel's limit was changed: the default holds) */
     size_t limit = GSHMEM_EMU_SHMEM_DEFAULT; /* or what was set for this kernel, lower or higher */
     pthread_mutex_lock(&func_lock);
     for (int i = 0; i < nfunc_attrs; i++)
