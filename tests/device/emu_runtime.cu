@@ -299,6 +299,12 @@ static void devices(int *v) {
 
 int main() {
     early_use_faults();
+    /* CUDA's min/max overloads, mixed signedness compared as unsigned, as nvcc's */
+    unsigned ub = 5;
+    int ia = -1;
+    CHECK(min(ub, 3) == 3u && max(ia, 2u) == 0xffffffffu && min(2.5f, 1.0) == 1.0 && max(7L, 9UL) == 9UL &&
+              min(-3LL, 2ULL) == 2ULL && umin(4u, 9u) == 4u,
+          "min/max overloads");
     int n = 0;
     CUDA(cudaGetDeviceCount(&n));
     CHECK(n >= 1, "%d devices", n);

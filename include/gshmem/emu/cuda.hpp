@@ -435,14 +435,34 @@ inline float __powf(float a, float b) { return std::pow(a, b); }
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 #ifndef GSHMEM_EMU_NO_MINMAX
-inline int min(int a, int b) { return a < b ? a : b; }
-inline int max(int a, int b) { return a > b ? a : b; }
-inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
-inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
-inline long long min(long long a, long long b) { return a < b ? a : b; }
-inline long long max(long long a, long long b) { return a > b ? a : b; }
-inline unsigned long long min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
-inline unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+/* CUDA's overload set: each width, its signed and unsigned mixes (compared as the unsigned type, which is what they
+ * return), float, double and their mix; a mix CUDA does not declare is as ambiguous here as under nvcc */
+#define GSHMEM_EMU_MINMAX(R, A, B)                                                                                     \
+    inline R min(A a, B b) { return (R)a < (R)b ? (R)a : (R)b; }                                                       \
+    inline R max(A a, B b) { return (R)a > (R)b ? (R)a : (R)b; }
+GSHMEM_EMU_MINMAX(int, int, int)
+GSHMEM_EMU_MINMAX(unsigned, unsigned, unsigned)
+GSHMEM_EMU_MINMAX(unsigned, int, unsigned)
+GSHMEM_EMU_MINMAX(unsigned, unsigned, int)
+GSHMEM_EMU_MINMAX(long, long, long)
+GSHMEM_EMU_MINMAX(unsigned long, unsigned long, unsigned long)
+GSHMEM_EMU_MINMAX(unsigned long, long, unsigned long)
+GSHMEM_EMU_MINMAX(unsigned long, unsigned long, long)
+GSHMEM_EMU_MINMAX(long long, long long, long long)
+GSHMEM_EMU_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+GSHMEM_EMU_MINMAX(unsigned long long, long long, unsigned long long)
+GSHMEM_EMU_MINMAX(unsigned long long, unsigned long long, long long)
+GSHMEM_EMU_MINMAX(float, float, float)
+GSHMEM_EMU_MINMAX(double, double, double)
+GSHMEM_EMU_MINMAX(double, float, double)
+GSHMEM_EMU_MINMAX(double, double, float)
+#undef GSHMEM_EMU_MINMAX
+inline unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
+inline unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
+inline long long llmin(long long a, long long b) { return a < b ? a : b; }
+inline long long llmax(long long a, long long b) { return a > b ? a : b; }
+inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
 #endif
 
 /* Atomics: every scope is the system's here (the CPU is the device); a failing compare-and-swap lets the block's
