@@ -10,7 +10,8 @@ usage: bench/peers/sos-compare.sh [options]
                    (default: build)
   --sos DIR        SOS install prefix (default: what bench/peers/build-sos.sh prints; it is run to get it)
   --fabtests DIR   fabtests prefix holding bin/fi_rdm_pingpong, bin/fi_rma_bw (default: from build-sos.sh)
-  --rounds N       alternating rounds gshmem, SOS, floor per provider (default 5); tables show medians of the rounds
+  --rounds N       rounds per provider (default 5): gshmem and SOS back to back (latencies, then bandwidth; who goes
+                   first swaps every round), then the floor; tables show medians of the rounds
   --providers LIST comma-separated gshmem providers (default: net,net;ofi_rxm,tcp,tcp;ofi_rxm,sockets,udp;ofi_rxd);
                    SOS runs the same name, except net, which SOS runs as net;ofi_rxm (plain net has no atomics for it)
   --domain NAME    SHMEM_OFI_DOMAIN for both libraries (default lo: both talk over loopback)
@@ -105,12 +106,12 @@ key() { echo "$1" | tr ';' '+'; }
 declare -A broken=() ran=()
 port=50200
 
-run_lib() { # lib provider round
-  local lib=$1 p=$2 r=$3 k rc=0 sp
+run_lib() { # lib provider round part (lat or bw)
+  local lib=$1 p=$2 r=$3 part=$4 k rc=0 sp
   k=$(key "$p")
   [ -z "${broken[$lib/$p]:-}" ] || return 0
-  local json txt part
-  for part in lat bw; do
+  local json txt
+  {
     json="$out/$lib-$k-$part-r$r.json" txt="$out/$lib-$k-$part-r$r.txt"
     local -n args=${part}_args
     rm -f "$json"
@@ -126,8 +127,7 @@ run_lib() { # lib provider round
         SHMEM_OFI_DOMAIN="$domain" "$sos/bin/oshrun" -np 2 -x SHMEM_OFI_PROVIDER -x SHMEM_OFI_DOMAIN \
         ${xs[@]+"${xs[@]}"} "$out/perf-sos" "${args[@]}" --json "$json" >"$txt" 2>&1 || rc=$?
     fi
-    [ $rc -eq 0 ] && [ -s "$json" ] || break
-  done
+  }
   if [ $rc -ne 0 ] || [ ! -s "$json" ]; then
     local why="exit $rc"
     [ $rc -eq 124 ] || [ $rc -eq 137 ] && why="killed after ${tmo} s"
@@ -187,8 +187,18 @@ IFS=, read -r -a plist <<<"$providers"
 for r in $(seq 1 "$rounds"); do
   for p in "${plist[@]}"; do
     say "round $r, $p (load $(cut -d' ' -f1-3 /proc/loadavg))"
-    run_lib gshmem "$p" "$r"
-    run_lib sos "$p" "$r"
+    # the two libraries back to back for each part, first one then the other, swapped every round: on a small
+    # machine the speed of every transfer drifts between modes within minutes, and runs minutes apart can catch the
+    # two libraries in different ones
+    for part in lat bw; do
+      if [ $((r % 2)) = 1 ]; then
+        run_lib gshmem "$p" "$r" "$part"
+        run_lib sos "$p" "$r" "$part"
+      else
+        run_lib sos "$p" "$r" "$part"
+        run_lib gshmem "$p" "$r" "$part"
+      fi
+    done
     run_floor "$p" "$r"
     [ "$(sos_prov "$p")" = "$p" ] || run_floor "$(sos_prov "$p")" "$r"
   done
