@@ -3,6 +3,7 @@
  * checked bit for bit on the host and in a kernel; and the types' size, layout and implicit conversions are CUDA's. */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -314,6 +315,21 @@ static __host__ __device__ void check_all(result *r) {
     __nv_bfloat162 w = u * v + u;
     CHECK(__low2float(w) == 1.875f && __high2float(w) == -8.0f, "__nv_bfloat162: %g %g", __low2float(w),
           __high2float(w));
+    /* the constants are each format's own (bfloat16 has float's exponent, not half's), and ++ adds one */
+    CHECK(__half2float(CUDART_ONE_FP16) == 1.0f && __half2float(CUDART_MAX_NORMAL_FP16) == 65504.0f &&
+              __half2float(CUDART_INF_FP16) > 3e38f && __half2float(CUDART_MIN_DENORM_FP16) == 0x1p-24f,
+          "half constants");
+    CHECK(__bfloat162float(CUDART_ONE_BF16) == 1.0f && __bfloat162float(CUDART_MAX_NORMAL_BF16) == 0x1.fep127f &&
+              __bfloat16_as_ushort(CUDART_INF_BF16) == __bfloat16_as_ushort(__float2bfloat16(INFINITY)) &&
+              __bfloat162float(CUDART_MIN_DENORM_BF16) == 0x1p-133f,
+          "bfloat16 constants: one %g, max %g", __bfloat162float(CUDART_ONE_BF16),
+          __bfloat162float(CUDART_MAX_NORMAL_BF16));
+    __half hi = __float2half(2.0f);
+    __nv_bfloat16 bi = __float2bfloat16(2.0f);
+    ++hi;
+    bi++;
+    CHECK(__half2float(hi) == 3.0f && __bfloat162float(bi) == 3.0f, "2 + 1 is %g (half), %g (bfloat16)",
+          __half2float(hi), __bfloat162float(bi));
 }
 
 /* warp shuffles move the two-byte types as CUDA's overloads do */

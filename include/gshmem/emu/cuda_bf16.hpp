@@ -114,13 +114,13 @@ inline bool bnan(const __nv_bfloat16 h) { return (hbits(h) & 0x7fffu) > 0x7f80u;
 } // namespace fp
 } // namespace gshmem_emu
 
-#define CUDART_INF_BF16 __ushort_as_bfloat16((unsigned short)0x7C00U)
+#define CUDART_INF_BF16 __ushort_as_bfloat16((unsigned short)0x7F80U)
 #define CUDART_NAN_BF16 __ushort_as_bfloat16((unsigned short)0x7FFFU)
 #define CUDART_MIN_DENORM_BF16 __ushort_as_bfloat16((unsigned short)0x0001U)
-#define CUDART_MAX_NORMAL_BF16 __ushort_as_bfloat16((unsigned short)0x7BFFU)
+#define CUDART_MAX_NORMAL_BF16 __ushort_as_bfloat16((unsigned short)0x7F7FU)
 #define CUDART_NEG_ZERO_BF16 __ushort_as_bfloat16((unsigned short)0x8000U)
 #define CUDART_ZERO_BF16 __ushort_as_bfloat16((unsigned short)0x0000U)
-#define CUDART_ONE_BF16 __ushort_as_bfloat16((unsigned short)0x3C00U)
+#define CUDART_ONE_BF16 __ushort_as_bfloat16((unsigned short)0x3F80U)
 
 /* ---- conversions ---- */
 #define GSHMEM_EMU_H(expr) gshmem_emu::fp::bmake(expr)
