@@ -61,19 +61,6 @@ template <class T> inline uint16_t round_bits(bool neg, uint64_t m, int e, mode 
         return (uint16_t)(s | (inf_on_overflow ? T::INF : T::MAXF));
     return (uint16_t)(s | r);
 }
-template <class T> inline uint16_t from_float(float f, mode md) {
-    uint32_t x;
-    std::memcpy(&x, &f, 4);
-    bool neg = x >> 31;
-    uint32_t ex = (x >> 23) & 0xff, fr = x & 0x7fffff;
-    if (ex == 0xff)
-        return fr ? T::QNAN : (uint16_t)((neg ? 0x8000u : 0u) | T::INF);
-    if (ex == 0 && fr == 0)
-        return neg ? 0x8000u : 0u;
-    uint64_t m = ex ? (fr | 0x800000u) : fr;
-    int e = ex ? (int)ex - 150 : -149;
-    return round_bits<T>(neg, m, e, md);
-}
 template <class T> inline uint16_t from_double(double d, mode md) {
     uint64_t x;
     std::memcpy(&x, &d, 8);
@@ -88,6 +75,8 @@ template <class T> inline uint16_t from_double(double d, mode md) {
     int e = ex ? (int)ex - 1075 : -1074;
     return round_bits<T>(neg, m, e, md);
 }
+/* a float is exactly a double (its subnormals are double's normals, its NaNs stay NaNs), so one rounding serves */
+template <class T> inline uint16_t from_float(float f, mode md) { return from_double<T>((double)f, md); }
 template <class T> inline uint16_t from_int(bool neg, uint64_t mag, mode md) {
     if (mag == 0)
         return 0;
