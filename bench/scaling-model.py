@@ -15,10 +15,10 @@ import statistics
 import sys
 
 # Constants measured on this machine (docs/scaling.md says how); the model's only inputs besides N.
-CPU_PER_PE_S = 0.20  # init+finalize CPU per PE over libfabric 1.17 tcp (all but 0.01 s of it libfabric's own)
+CPU_PER_PE_S = 0.16  # init+finalize CPU per PE over libfabric 1.17 tcp;ofi_rxm (0.14 on net; 0.13 of it the kallsyms scan)
 LIB_WALL_S = 0.21  # wall of loading libfabric (PSM's clock calibration sleeps), overlapped across PEs
-RSS0_MIB = 90.9  # RSS of a PE over libfabric tcp/rxm at 2 PEs (of which ~80 MiB the provider's buffer pools)
-RSS_PER_CONNECTED_KIB = 20.4  # slope of RSS per peer talked to (tcp + rxm connection state)
+RSS0_MIB = 41.0  # RSS of a PE over libfabric tcp;ofi_rxm before it talks to a peer (~32 MiB of it rxm's buffer pools)
+RSS_PER_CONNECTED_KIB = 20.8  # slope of RSS per peer talked to (tcp + rxm connection state)
 TABLE_PER_PEER_B = 130  # gshmem's own per-peer tables kept after init (addresses, keys, bases, pointers, flags)
 TRANSIENT_PER_PEER_B = 432 + 23 * 40  # during init: the libfabric card and segment descriptors of every PE
 FDS0 = 23  # descriptors of a PE over libfabric before it talks to anyone
@@ -52,8 +52,8 @@ def medians(rows, key, val):
 
 def main():
     ap = argparse.ArgumentParser(usage=__doc__)
-    ap.add_argument("--init", default="bench/results/2026-11-27-init-scaling.csv")
-    ap.add_argument("--probe", default="bench/results/2026-11-27-scaling.csv")
+    ap.add_argument("--init", default="bench/results/2026-11-27-init-rx-depth.csv")
+    ap.add_argument("--probe", default="bench/results/2026-11-27-scaling-rx-depth.csv")
     ap.add_argument("--png", default="")
     ap.add_argument("--ppn", type=int, default=128)
     ap.add_argument("--cores", type=int, default=128)
@@ -94,7 +94,7 @@ def main():
     w = medians(init, "npes", "wall_s")
     ax[0].plot([p[0] for p in w], [p[1] for p in w], "o", label="measured wall, 2 cores (median of 3)")
     ax[0].plot(ns[:7], [LIB_WALL_S + CPU_PER_PE_S * max(1, n / 2) for n in ns[:7]], "-",
-               label="model, one node of 2 cores: 0.21 s + 0.20 s CPU x N / 2")
+               label=f"model, one node of 2 cores: {LIB_WALL_S} s + {CPU_PER_PE_S} s CPU x N / 2")
     ax[0].plot(ns, [model(n, a.ppn, a.cores, 10)["init_s"] for n in ns], "--",
                label=f"model, {a.ppn} PEs/node, 10 exchanges (before issue 41)")
     ax[0].plot(ns, [model(n, a.ppn, a.cores, a.rounds)["init_s"] for n in ns], ":",
