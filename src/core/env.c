@@ -1,5 +1,6 @@
 /* env.c - the one reader of the environment: parses every row of env.def (and the partition variables) once,
- * validates it, and prints the table for shmem_info / SHMEM_INFO. The only file in the library that calls getenv. */
+ * validates it, and prints the table for shmem_info / SHMEM_INFO. The only file in the library that calls getenv (also
+ * for the variables of the libraries it loads: shmemi_env_lib), but for src/topo, which oshrun builds on its own. */
 #include "env.h"
 
 #include <ctype.h>
@@ -352,6 +353,10 @@ const char *shmemi_env_raw(const char *name) {
             return raw[i];
     return NULL;
 }
+
+const char *shmemi_env_lib(const char *name) { return getenv(name); }
+
+int shmemi_env_lib_default(const char *name, const char *value) { return !getenv(name) && setenv(name, value, 0) == 0; }
 
 /* the value as written, or the default's text */
 static const char *raw_of(const char *name) {

@@ -56,6 +56,12 @@ SHMEMI_ENV_HIDDEN int shmemi_env_read(char *err, size_t errlen);
 /* The value of variable NAME as the environment gave it at the last shmemi_env_read, NULL where the default holds:
  * for messages that must quote the user. */
 SHMEMI_ENV_HIDDEN const char *shmemi_env_raw(const char *name);
+/* Variables of the libraries gshmem loads (libfabric's FI_*, hwloc's HWLOC_*), which are theirs to document and
+ * validate: gshmem only looks at them to fit its own choices to theirs, and sets a default before the library reads
+ * them (never over a value the user gave). shmemi_env_lib returns NULL when unset; shmemi_env_lib_default returns 1
+ * if it set NAME. */
+SHMEMI_ENV_HIDDEN const char *shmemi_env_lib(const char *name);
+SHMEMI_ENV_HIDDEN int shmemi_env_lib_default(const char *name, const char *value);
 /* Parses "512M"-style sizes; returns 0 on success. Exposed for unit tests. */
 SHMEMI_ENV_HIDDEN int shmemi_parse_size(const char *s, size_t *out);
 SHMEMI_ENV_HIDDEN int shmemi_parse_bool(const char *s, int *out);

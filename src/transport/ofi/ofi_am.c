@@ -252,7 +252,7 @@ int shmemt_ofi_am_setup(const struct fi_info *i, char *err, size_t errlen) {
          * messages must be applied in the order sent (a quiet's flush after a staged put), so stay under it (less
          * rxm's header). Over tcp with FI_OFI_RXM_BUFFER_SIZE=4096 and 4 KiB messages, staged GPU puts landed after
          * the quiet that should have covered them. */
-        const char *v = getenv("FI_OFI_RXM_BUFFER_SIZE");
+        const char *v = shmemi_env_lib("FI_OFI_RXM_BUFFER_SIZE");
         size_t buf = v && *v ? (size_t)strtoull(v, NULL, 0) : 16384; /* libfabric 1.17's default */
         buf = buf > 128 ? buf - 128 : 0;
         if (max > buf)

@@ -375,11 +375,9 @@ static int lf_false(const char *v) {
  * turned off (then the depth is per connection, 128 by default), and only before libfabric starts in this process
  * (it reads its variables once). */
 static void rxm_receive_depth(const char *want) {
-    const char *srx = getenv("FI_OFI_RXM_USE_SRX");
-    if (!strstr(want, "tcp") || getenv("FI_OFI_RXM_MSG_RX_SIZE") || (srx && lf_false(srx)))
-        return;
-    setenv("FI_OFI_RXM_MSG_RX_SIZE", "1024", 0);
-    shmemi_debug("libfabric transport: FI_OFI_RXM_MSG_RX_SIZE=1024 (rxm's shared receive queue; 4096 by default)");
+    const char *srx = shmemi_env_lib("FI_OFI_RXM_USE_SRX");
+    if (strstr(want, "tcp") && !(srx && lf_false(srx)) && shmemi_env_lib_default("FI_OFI_RXM_MSG_RX_SIZE", "1024"))
+        shmemi_debug("libfabric transport: FI_OFI_RXM_MSG_RX_SIZE=1024 (rxm's shared receive queue; 4096 by default)");
 }
 
 static int ofi_open(char *err, size_t errlen) {
