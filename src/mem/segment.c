@@ -851,6 +851,14 @@ void shmemi_segments_room(void *out) {
     memcpy(out, &my_room, sizeof my_room);
 }
 
+/* How the heap was sized, for messages: the variable as the user wrote it, or auto's choice on this PE's node */
+static void heap_var(char *buf, size_t len, size_t heap) {
+    if (shmemi_env.symmetric_size)
+        snprintf(buf, len, "SHMEM_SYMMETRIC_SIZE=%s", shmemi_env_raw("SHMEM_SYMMETRIC_SIZE"));
+    else
+        snprintf(buf, len, "SHMEM_SYMMETRIC_SIZE=auto (%zu MiB here)", heap >> 20);
+}
+
 /* The heap's size (SHMEM_SYMMETRIC_SIZE, or auto's choice), and whether every node can back the heap and the host
  * partitions of each of its PEs, from what every PE saw (rooms: from shmem_init's exchange), so every PE decides
  * alike (the least over the job) and a refusal reads the same on every PE. heapvar gets how the heap was sized. */
@@ -874,11 +882,7 @@ static int heap_size_checked(const void *rooms, size_t stride, size_t *out, char
     }
     struct room r = w >= 0 ? all[w] : mine;
     free(all);
-    const char *hv = shmemi_env_raw("SHMEM_SYMMETRIC_SIZE");
-    if (shmemi_env.symmetric_size)
-        snprintf(heapvar, hvlen, "SHMEM_SYMMETRIC_SIZE=%s", hv);
-    else
-        snprintf(heapvar, hvlen, "SHMEM_SYMMETRIC_SIZE=auto (%zu MiB here)", heap >> 20);
+    heap_var(heapvar, hvlen, heap);
     *out = heap;
     uint64_t each = (uint64_t)heap + parts, share = r.free / (uint64_t)r.node_pes;
     if (w < 0 || (heap && each >= heap && each <= share))
@@ -943,10 +947,7 @@ int shmemi_segments_create(const void *rooms, size_t stride, char *err, size_t e
         /* sized from this PE's node alone, before any exchange: whether every node can back it, and the least
          * automatic heap, come once every PE's room and segments are in (shmemi_segments_room_check, agree) */
         heap_size = heap_auto ? auto_heap(&my_room, host_part_bytes()) : shmemi_env.symmetric_size;
-        if (heap_auto)
-            snprintf(heapvar, sizeof heapvar, "SHMEM_SYMMETRIC_SIZE=auto (%zu MiB here)", heap_size >> 20);
-        else
-            snprintf(heapvar, sizeof heapvar, "SHMEM_SYMMETRIC_SIZE=%s", shmemi_env_raw("SHMEM_SYMMETRIC_SIZE"));
+        heap_var(heapvar, sizeof heapvar, heap_size);
     }
     shmemi_debug("the symmetric heap: %s", heapvar);
     if (create_anon(heap, "heap", heap_size, heapvar, NULL, err, errlen))
