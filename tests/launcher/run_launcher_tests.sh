@@ -6,6 +6,8 @@ case_name=$1
 OSHRUN=$2
 CLIENT=$3
 QUICK_S=${LAUNCHER_QUICK_S:-8} # "a few seconds", generous for a loaded 2-core machine
+# shellcheck source=tests/launcher/pe_gone.sh
+. "$(dirname "$0")/pe_gone.sh"
 NP=${LAUNCHER_NP:-2}           # PEs, for the cases that take any number
 
 tmp=$(mktemp -d /tmp/launcher-test.XXXXXX)
@@ -542,15 +544,10 @@ launcher_gone | ofishm_launcher_gone)
   kill -KILL $bgpid
   wait $bgpid 2>/dev/null
   # reparented, a PE that has ended is a zombie until init reaps it: that counts as gone
-  for p in $(sed -n 's/.* pid \([0-9]*\) .*/\1/p' "$tmp/out"); do
-    while kill -0 "$p" 2>/dev/null && ! grep -qE '^[0-9]+ \(.*\) [ZX]' "/proc/$p/stat" 2>/dev/null &&
-      [ $((($(date +%s%N) - t0) / 1000000)) -lt $((QUICK_S * 1000)) ]; do
-      sleep 0.1
-    done
-    if kill -0 "$p" 2>/dev/null && ! grep -qE '^[0-9]+ \(.*\) [ZX]' "/proc/$p/stat" 2>/dev/null; then
-      fail "PE process $p still runs ${QUICK_S} s after oshrun was killed"
-      kill -9 "$p" 2>/dev/null
-    fi
+  # shellcheck disable=SC2046
+  for p in $(pes_left_after "$t0" "$QUICK_S" $(sed -n 's/.* pid \([0-9]*\) .*/\1/p' "$tmp/out")); do
+    fail "PE process $p still runs ${QUICK_S} s after oshrun was killed"
+    kill -9 "$p" 2>/dev/null
   done
   for r in 0 1 2; do
     expect_err "^gshmem: PE $r: its launcher oshrun \(pid $bgpid\) is gone \(.*\); this PE ends too, with exit status 1\$"

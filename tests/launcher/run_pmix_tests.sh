@@ -10,6 +10,8 @@ MPIRUN=$4
 PROG=$5
 shift 5
 QUICK_S=${LAUNCHER_QUICK_S:-10}
+# shellcheck source=tests/launcher/pe_gone.sh
+. "$(dirname "$0")/pe_gone.sh"
 
 skip() {
   echo "SKIP [$case_name]: $*"
@@ -300,15 +302,13 @@ launcher_gone | ofishm_launcher_gone)
   t0=$(date +%s%N)
   kill -KILL $mpid
   wait $mpid 2>/dev/null
-  for p in $(sed -n 's/^PE [0-9]* of [0-9]* pid \([0-9]*\) .*/\1/p' "$tmp/out"); do
-    while kill -0 "$p" 2>/dev/null && ! grep -qE '^[0-9]+ \(.*\) [ZX]' "/proc/$p/stat" 2>/dev/null &&
-      [ $((($(date +%s%N) - t0) / 1000000)) -lt $((QUICK_S * 1000)) ]; do
-      sleep 0.1
-    done
-    if kill -0 "$p" 2>/dev/null && ! grep -qE '^[0-9]+ \(.*\) [ZX]' "/proc/$p/stat" 2>/dev/null; then
-      fail "PE process $p still runs ${QUICK_S} s after mpirun was killed"
-      kill -9 "$p" 2>/dev/null
-    fi
+  pids=$(sed -n 's/^PE [0-9]* of [0-9]* pid \([0-9]*\) .*/\1/p' "$tmp/out")
+  # shellcheck disable=SC2086
+  for p in $(pes_left_after "$t0" "$QUICK_S" $pids); do
+    fail "PE process $p still runs ${QUICK_S} s after mpirun was killed"
+    kill -9 "$p" 2>/dev/null
+  done
+  for p in $pids; do
     if ls /dev/shm/ 2>/dev/null | grep "^$p:" >/dev/null; then
       fail "left in /dev/shm by libfabric: $(ls /dev/shm | grep "^$p:" | tr '\n' ' ')"
       rm -f /dev/shm/"$p":*

@@ -6,6 +6,8 @@
 # down. Exits 0 when every run passed, 1 when one failed, 77 (skip, reason on stderr) without root, without Slurm's
 # daemons or srun, without Slurm's pmix plugin, or when gshmem was built without PMIx.
 set -u
+# shellcheck source=tests/launcher/pe_gone.sh
+. "$(dirname "$0")/pe_gone.sh"
 have_pmix=$1
 nps=$2
 shift 2
@@ -155,15 +157,8 @@ if [ -n "$client" ]; then
     else
         # shellcheck disable=SC2086
         kill -9 $stepd
-        left=
-        for i in $(seq 100); do
-            left=
-            for p in $pes; do
-                kill -0 "$p" 2>/dev/null && ! grep -qE '^[0-9]+ \(.*\) [ZX]' "/proc/$p/stat" 2>/dev/null && left="$left $p"
-            done
-            [ -z "$left" ] && break
-            sleep 0.1
-        done
+        # shellcheck disable=SC2086
+        left=$(pes_left_after "$(date +%s%N)" 10 $pes)
         said=$(cat "$D"/pe.* 2>/dev/null | grep -cE "^gshmem: PE [0-2]: its launcher slurmstepd \(pid $stepd\) is gone")
         if [ -n "$left" ] || [ "$said" != 3 ]; then
             echo "FAIL: slurmstepd killed: PEs still running after 10 s:${left:- none}; $said of 3 said so:" >&2
