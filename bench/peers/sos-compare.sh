@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # sos-compare.sh - builds bench/shmem-perf.c against gshmem and Sandia OpenSHMEM, runs them alternately on each
-# libfabric provider both can use here, with fabtests' floor per provider, and writes a markdown table and a CSV.
+# libfabric provider both can use here, with fabtests' floor per provider (and the loopback socket's, under tcp and
+# net: tcp-floor.c), and writes a markdown table and a CSV.
 set -euo pipefail
 
 usage() {
@@ -96,6 +97,7 @@ say() { echo "$*" | tee -a "$log" >&2; }
 # one source, two compilers: the same program measures both libraries
 "$g_cc" -O2 -o "$out/perf-gshmem" "$src" 2>>"$log"
 "$sos/bin/oshcc" -O2 -o "$out/perf-sos" "$src" 2>>"$log"
+cc -O2 -o "$out/tcp-floor" "$here/tcp-floor.c" 2>>"$log"
 say "built $out/perf-gshmem ($g_cc) and $out/perf-sos ($sos/bin/oshcc) from $src"
 
 # two launches per run: the 8 B latencies, then 1 MiB put bandwidth (shmem-perf's sized tests share one size range)
@@ -148,6 +150,9 @@ run_lib() { # lib provider round part (lat or bw)
 run_floor() { # provider-as-given round: fi_rdm_pingpong 8 B and fi_rma_bw 1 MiB writes, server then client
   local p=$1 r=$2 k t rc
   k=$(key "$p")
+  # under tcp and net, the sockets themselves: 1 MiB writes over loopback between two pinned processes (once a round)
+  case $p in *tcp* | net*) [ -e "$out/floor-socket-r$r.txt" ] ||
+    timeout -k 5 "$tmo" "$out/tcp-floor" 2048 >"$out/floor-socket-r$r.txt" 2>&1 || true ;; esac
   for t in pingpong rma_bw; do
     [ -z "${broken[floor-$t/$p]:-}" ] || continue
     # iteration counts bounded: at 2 PEs on a loaded 2-core machine a round trip can take 0.3 ms

@@ -33,14 +33,25 @@ def key(p):
 
 
 def load(lib, p):
-    """test,size -> list of per-round medians"""
+    """test,size -> {round: that round's median}"""
     import json
 
     res = {}
     for f in sorted(glob.glob(os.path.join(out, "%s-%s-*-r*.json" % (lib, key(p))))):
+        r = int(re.search(r"-r(\d+)\.json$", f).group(1))
         for row in json.load(open(f)):
-            res.setdefault((row["test"], row["size"]), []).append(row["median"])
+            res.setdefault((row["test"], row["size"]), {})[r] = row["median"]
     return res
+
+
+def socket_floor():
+    """tcp-floor.c's GB/s, one per round"""
+    vals = []
+    for f in sorted(glob.glob(os.path.join(out, "floor-socket-r*.txt"))):
+        m = re.search(r"^tcp-floor 1048576 ([0-9.]+) GB/s", open(f).read(), re.M)
+        if m:
+            vals.append(float(m.group(1)))
+    return vals
 
 
 def failed(name):
@@ -83,22 +94,28 @@ md.append("Written by `bench/peers/sos-compare.sh` (see docs/benchmarks.md). 2 P
 md.append("between them through libfabric (gshmem: `SHMEM_TRANSPORT=ofi`; SOS: its provider-only build). Each figure")
 md.append("is the median over rounds of one shmem-perf run's median; [min–max over rounds, n = rounds]. Ratio: gshmem / SOS")
 md.append("(latency: ≤ 1.00 is gshmem as fast or faster; bandwidth: ≥ 1.00). Floor: fabtests on the provider SOS")
-md.append("uses, and on gshmem's where it differs (fi_rdm_pingpong 8 B one way; fi_rma_bw 1 MiB writes).")
+md.append("uses, and on gshmem's where it differs (fi_rdm_pingpong 8 B one way; fi_rma_bw 1 MiB writes); for bandwidth")
+md.append("under tcp and net also the loopback socket's (tcp-floor.c: 1 MiB writes between two pinned processes). Per")
+md.append("round: the median of gshmem / SOS within each round, where the two ran back to back.")
 md.append("")
 md.append("```")
 md.append(machine)
 md.append("```")
 md.append("")
-md.append("| metric | provider (gshmem / SOS) | gshmem | SOS | gshmem/SOS | floor |")
-md.append("|---|---|---|---|---|---|")
+md.append("| metric | provider (gshmem / SOS) | gshmem | SOS | gshmem/SOS | per round [min–max] | floor |")
+md.append("|---|---|---|---|---|---|---|")
 libs = {p: (load("gshmem", p), load("sos", p)) for p in plist}
 notes = []
 for test, size, label, unit, better in METRICS:
     for p in plist:
         g, s = libs[p]
-        gv, sv = g.get((test, size), []), s.get((test, size), [])
+        gr, sr = g.get((test, size), {}), s.get((test, size), {})
+        gv, sv = list(gr.values()), list(sr.values())
         gm, sm = med(gv), med(sv)
         ratio = gm / sm if gm is not None and sm else None
+        # the two libraries ran back to back in each round: the ratio within a round is immune to the machine's drift
+        pairs = sorted(gr[r] / sr[r] for r in gr if r in sr and sr[r])
+        paired = "%.2f [%.2f–%.2f]" % (med(pairs), pairs[0], pairs[-1]) if pairs else "—"
         ft = "pingpong" if test in ("put_lat", "get_lat", "amo_fadd", "pingpong") else "rma_bw"
         fl = med(floor(sos_prov(p), ft)) if test in ("pingpong", "put_bw") else None
         fl_g = med(floor(p, ft)) if test in ("pingpong", "put_bw") and sos_prov(p) != p else None
@@ -113,9 +130,14 @@ for test, size, label, unit, better in METRICS:
         ftxt = fmt(fl, unit) + (" " + unit if fl is not None else "")
         if fl_g is not None:
             ftxt = "%s %s (`%s`) / %s (`%s`)" % (fmt(fl_g, unit), unit, p, ftxt, sos_prov(p))
-        md.append("| %s | `%s` | %s | %s | %s | %s |" % (label, prov, gtxt, stxt, "%.2f" % ratio if ratio else "—", ftxt))
+        sock = med(socket_floor()) if test == "put_bw" and ("tcp" in p or p.startswith("net")) else None
+        if sock is not None:
+            ftxt += "; loopback socket %s GB/s" % fmt(sock, unit)
+        md.append("| %s | `%s` | %s | %s | %s | %s | %s |" % (label, prov, gtxt, stxt, "%.2f" % ratio if ratio else "—",
+                                                           paired, ftxt))
         rows.append([label, test, size, unit, p, sos_prov(p), fmt(gm, unit) if gm is not None else "",
                      fmt(sm, unit) if sm is not None else "", "%.3f" % ratio if ratio else "",
+                     "%.3f" % med(pairs) if pairs else "",
                      fmt(fl, unit) if fl is not None else "", fmt(fl_g, unit) if fl_g is not None else "", len(gv), len(sv),
                      WEAK[test] if weak else ""])
 md.append("")
@@ -149,7 +171,7 @@ if fails:
     md.append("")
 open(md_path, "w").write("\n".join(md) + "\n")
 with open(csv_path, "w") as f:
-    f.write("metric,test,size,unit,gshmem_provider,sos_provider,gshmem_median,sos_median,ratio_gshmem_over_sos,"
+    f.write("metric,test,size,unit,gshmem_provider,sos_provider,gshmem_median,sos_median,ratio_gshmem_over_sos,ratio_per_round,"
             "floor_sos_provider,floor_gshmem_provider_if_different,gshmem_rounds,sos_rounds,sos_weaker_guarantee\n")
     for r in rows:
         f.write(",".join('"%s"' % c if isinstance(c, str) and ("," in c or ";" in c) else str(c) for c in r) + "\n")
