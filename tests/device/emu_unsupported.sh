@@ -98,6 +98,19 @@ __global__ void k(__half *p) { __half h = 1.0f; p[0] = h; }'
 expect bf16_no_operators "ambiguous overload for .operator\\*. \\(operand types are .__nv_bfloat16. and .__nv_bfloat16.\\)" -D__CUDA_NO_BFLOAT16_OPERATORS__ <<< \
   '#include <cuda_bf16.h>
 __global__ void k(__nv_bfloat16 *p) { p[0] = p[0] * p[1]; }'
+expect bf16_no_conversions "conversion from .float. to non-scalar type .__nv_bfloat16. requested" \
+  -D__CUDA_NO_BFLOAT16_CONVERSIONS__ <<< '#include <cuda_bf16.h>
+__global__ void k(__nv_bfloat16 *p) { __nv_bfloat16 b = 1.0f; p[0] = b; }'
+expect half_no_operators "ambiguous overload for .operator\\*. \\(operand types are .__half. and .__half.\\)" -D__CUDA_NO_HALF_OPERATORS__ <<< \
+  '#include <cuda_fp16.h>
+__global__ void k(__half *p) { p[0] = p[0] * p[1]; }'
+# the pair types have no conversions, so without their operators nothing matches
+for t in half2:cuda_fp16:HALF2 nv_bfloat162:cuda_bf16:BFLOAT162; do
+  IFS=: read -r ty hdr m <<< "$t"
+  expect "${ty}_no_operators" "no match for .operator\\+. \\(operand types are .__$ty. and .__$ty.\\)" "-D__CUDA_NO_${m}_OPERATORS__" \
+    <<< "#include <$hdr.h>
+__global__ void k(__$ty *p) { p[0] = p[0] + p[1]; }"
+done
 expect half_from_bf16_implicit "conversion from .__nv_bfloat16. to non-scalar type .__half. requested" <<< \
   '#include <cuda_bf16.h>
 __global__ void k(__half *h, __nv_bfloat16 *b) { __half x = b[0]; h[0] = x; }'

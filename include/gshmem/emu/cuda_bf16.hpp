@@ -1,9 +1,8 @@
 /* cuda_bf16.hpp - the subset of CUDA's cuda_bf16.h that oshcc --emulate-gpu provides: __nv_bfloat16 and
  * __nv_bfloat162 (bfloat16: float's upper two bytes), conversions bit-exact with CUDA's, arithmetic, comparisons,
  * min/max and operators, with CUDA's implicit conversions and the macros that remove them
- * (__CUDA_NO_BFLOAT16_CONVERSIONS__, __CUDA_NO_BFLOAT16_OPERATORS__, __CUDA_NO_BFLOAT162_OPERATORS__). Made from
- * cuda_fp16.hpp's text by scripted renaming; arithmetic is float's rounded once (24 bits > 2 x 8 + 2: exact rounding).
- */
+ * (__CUDA_NO_BFLOAT16_CONVERSIONS__, __CUDA_NO_BFLOAT16_OPERATORS__, __CUDA_NO_BFLOAT162_OPERATORS__). Here are
+ * CUDA's names and bfloat16's constants; the code behind them, shared with cuda_fp16.hpp, is fp16_common.hpp's. */
 #ifndef GSHMEM_EMU_CUDA_BF16_HPP
 #define GSHMEM_EMU_CUDA_BF16_HPP
 #include <gshmem/emu/cuda.hpp>
@@ -23,62 +22,28 @@ __host__ __device__ inline __nv_bfloat16 __float2bfloat16(const float a);
 __host__ __device__ inline __nv_bfloat16 __double2bfloat16(const double a);
 __host__ __device__ inline float __bfloat162float(const __nv_bfloat16 a);
 
-struct __attribute__((aligned(2))) __nv_bfloat16 {
-  protected:
-    unsigned short __x;
+/* __nv_bfloat16's members are fp16_common.hpp's bases: __CUDA_NO_BFLOAT16_CONVERSIONS__ leaves it the one without
+ * conversions */
+template <> struct gshmem_emu::fp::traits<__nv_bfloat16> {
+    using fmt = bf16;
+    using raw = __nv_bfloat16_raw;
+};
+namespace gshmem_emu {
+namespace fp_members {
+#if defined(__CUDA_NO_BFLOAT16_CONVERSIONS__)
+using bfloat16_base = storage<__nv_bfloat16, __nv_bfloat16_raw>;
+#else
+using bfloat16_base = convertible<__nv_bfloat16, __nv_bfloat16_raw, fp::bf16>;
+#endif
+} // namespace fp_members
+} // namespace gshmem_emu
 
-  public:
+struct __attribute__((aligned(2))) __nv_bfloat16 : gshmem_emu::fp_members::bfloat16_base {
     __nv_bfloat16() = default;
-    __host__ __device__ constexpr __nv_bfloat16(const __nv_bfloat16_raw &hr) : __x(hr.x) {}
-    __host__ __device__ __nv_bfloat16 &operator=(const __nv_bfloat16_raw &hr) {
-        __x = hr.x;
-        return *this;
-    }
-    __host__ __device__ volatile __nv_bfloat16 &operator=(const __nv_bfloat16_raw &hr) volatile {
-        __x = hr.x;
-        return *this;
-    }
-    __host__ __device__ volatile __nv_bfloat16 &operator=(const volatile __nv_bfloat16_raw &hr) volatile {
-        __x = hr.x;
-        return *this;
-    }
-    __host__ __device__ operator __nv_bfloat16_raw() const { return __nv_bfloat16_raw{__x}; }
-    __host__ __device__ operator __nv_bfloat16_raw() const volatile { return __nv_bfloat16_raw{__x}; }
+    using gshmem_emu::fp_members::bfloat16_base::bfloat16_base;
+    using gshmem_emu::fp_members::bfloat16_base::operator=;
 #if !defined(__CUDA_NO_BFLOAT16_CONVERSIONS__)
-    explicit __host__ __device__ __nv_bfloat16(const __half f)
-        : __x(gshmem_emu::fp::from_float<gshmem_emu::fp::bf16>(__half2float(f), gshmem_emu::fp::RN)) {}
-    __host__ __device__ __nv_bfloat16(const float f)
-        : __x(gshmem_emu::fp::from_float<gshmem_emu::fp::bf16>(f, gshmem_emu::fp::RN)) {}
-    __host__ __device__ __nv_bfloat16(const double f)
-        : __x(gshmem_emu::fp::from_double<gshmem_emu::fp::bf16>(f, gshmem_emu::fp::RN)) {}
-    __host__ __device__ operator float() const { return gshmem_emu::fp::bf16_to_float(__x); }
-    __host__ __device__ __nv_bfloat16 &operator=(const float f) { return *this = __nv_bfloat16(f); }
-    __host__ __device__ __nv_bfloat16 &operator=(const double f) { return *this = __nv_bfloat16(f); }
-    /* (nvcc has the integer conversions too: the emulation stands for it, not for a host compiler) */
-#define GSHMEM_EMU_BF16_INT(I)                                                                                         \
-    __host__ __device__ __nv_bfloat16(const I v)                                                                       \
-        : __x(gshmem_emu::fp::from_integer<gshmem_emu::fp::bf16>(v, gshmem_emu::fp::RN)) {}                            \
-    __host__ __device__ operator I() const { return gshmem_emu::fp::to_int_rz<I>(gshmem_emu::fp::bf16_to_float(__x)); }
-    GSHMEM_EMU_BF16_INT(short)
-    GSHMEM_EMU_BF16_INT(unsigned short)
-    GSHMEM_EMU_BF16_INT(int)
-    GSHMEM_EMU_BF16_INT(unsigned int)
-    GSHMEM_EMU_BF16_INT(long)
-    GSHMEM_EMU_BF16_INT(unsigned long)
-    GSHMEM_EMU_BF16_INT(long long)
-    GSHMEM_EMU_BF16_INT(unsigned long long)
-#undef GSHMEM_EMU_BF16_INT
-    __host__ __device__ operator signed char() const {
-        return gshmem_emu::fp::to_int_rz<signed char>(gshmem_emu::fp::bf16_to_float(__x));
-    }
-    __host__ __device__ operator unsigned char() const {
-        return gshmem_emu::fp::to_int_rz<unsigned char>(gshmem_emu::fp::bf16_to_float(__x));
-    }
-    __host__ __device__ operator char() const {
-        return (char)gshmem_emu::fp::to_int_rz<std::conditional_t<((char)-1 < 0), signed char, unsigned char>>(
-            gshmem_emu::fp::bf16_to_float(__x));
-    }
-    __host__ __device__ constexpr operator bool() const { return (__x & 0x7fffu) != 0; }
+    explicit __host__ __device__ __nv_bfloat16(const __half f);
 #endif
 };
 
@@ -97,22 +62,15 @@ struct __attribute__((aligned(4))) __nv_bfloat162 {
 typedef __nv_bfloat16 nv_bfloat16;
 typedef __nv_bfloat162 nv_bfloat162;
 
+/* from one format to the other through float, which holds both exactly (so one rounding) */
 #if !defined(__CUDA_NO_HALF_CONVERSIONS__)
-/* binary16 from bfloat16: through float, which holds every bfloat16 exactly (so one rounding) */
 __host__ __device__ inline __half::__half(const __nv_bfloat16 f)
-    : __x(gshmem_emu::fp::from_float<gshmem_emu::fp::f16>(
-          gshmem_emu::fp::bf16_to_float(static_cast<__nv_bfloat16_raw>(f).x), gshmem_emu::fp::RN)) {}
+    : gshmem_emu::fp_members::half_base(gshmem_emu::fp::rn<__half>(gshmem_emu::fp::to_float(f))) {}
 #endif
-
-namespace gshmem_emu {
-namespace fp {
-inline uint16_t hbits(const __nv_bfloat16 h) { return static_cast<__nv_bfloat16_raw>(h).x; }
-inline __nv_bfloat16 bmake(uint16_t b) { return __nv_bfloat16(__nv_bfloat16_raw{b}); }
-inline float bf(const __nv_bfloat16 h) { return bf16_to_float(hbits(h)); }
-inline __nv_bfloat16 bround(float f) { return bmake(from_float<bf16>(f, RN)); }
-inline bool bnan(const __nv_bfloat16 h) { return (hbits(h) & 0x7fffu) > 0x7f80u; }
-} // namespace fp
-} // namespace gshmem_emu
+#if !defined(__CUDA_NO_BFLOAT16_CONVERSIONS__)
+__host__ __device__ inline __nv_bfloat16::__nv_bfloat16(const __half f)
+    : gshmem_emu::fp_members::bfloat16_base(gshmem_emu::fp::rn<__nv_bfloat16>(gshmem_emu::fp::to_float(f))) {}
+#endif
 
 #define CUDART_INF_BF16 __ushort_as_bfloat16((unsigned short)0x7F80U)
 #define CUDART_NAN_BF16 __ushort_as_bfloat16((unsigned short)0x7FFFU)
@@ -123,72 +81,75 @@ inline bool bnan(const __nv_bfloat16 h) { return (hbits(h) & 0x7fffu) > 0x7f80u;
 #define CUDART_ONE_BF16 __ushort_as_bfloat16((unsigned short)0x3F80U)
 
 /* ---- conversions ---- */
-#define GSHMEM_EMU_H(expr) gshmem_emu::fp::bmake(expr)
 __host__ __device__ inline __nv_bfloat16 __float2bfloat16(const float a) {
-    return GSHMEM_EMU_H(gshmem_emu::fp::from_float<gshmem_emu::fp::bf16>(a, gshmem_emu::fp::RN));
+    return gshmem_emu::fp::rn<__nv_bfloat16>(a);
 }
-__host__ __device__ inline __nv_bfloat16 __float2bfloat16_rn(const float a) { return __float2bfloat16(a); }
+__host__ __device__ inline __nv_bfloat16 __float2bfloat16_rn(const float a) {
+    return gshmem_emu::fp::rn<__nv_bfloat16>(a);
+}
 __host__ __device__ inline __nv_bfloat16 __float2bfloat16_rz(const float a) {
-    return GSHMEM_EMU_H(gshmem_emu::fp::from_float<gshmem_emu::fp::bf16>(a, gshmem_emu::fp::RZ));
+    return gshmem_emu::fp::rz<__nv_bfloat16>(a);
 }
 __host__ __device__ inline __nv_bfloat16 __float2bfloat16_rd(const float a) {
-    return GSHMEM_EMU_H(gshmem_emu::fp::from_float<gshmem_emu::fp::bf16>(a, gshmem_emu::fp::RD));
+    return gshmem_emu::fp::rd<__nv_bfloat16>(a);
 }
 __host__ __device__ inline __nv_bfloat16 __float2bfloat16_ru(const float a) {
-    return GSHMEM_EMU_H(gshmem_emu::fp::from_float<gshmem_emu::fp::bf16>(a, gshmem_emu::fp::RU));
+    return gshmem_emu::fp::ru<__nv_bfloat16>(a);
 }
 __host__ __device__ inline __nv_bfloat16 __double2bfloat16(const double a) {
-    return GSHMEM_EMU_H(gshmem_emu::fp::from_double<gshmem_emu::fp::bf16>(a, gshmem_emu::fp::RN));
+    return gshmem_emu::fp::rn<__nv_bfloat16>(a);
 }
-__host__ __device__ inline float __bfloat162float(const __nv_bfloat16 a) { return gshmem_emu::fp::bf(a); }
-#define GSHMEM_EMU_H_INT(N, I)                                                                                         \
+__host__ __device__ inline float __bfloat162float(const __nv_bfloat16 a) { return gshmem_emu::fp::to_float(a); }
+#define GSHMEM_EMU_B_INT(N, I)                                                                                         \
     __host__ __device__ inline __nv_bfloat16 __##N##2bfloat16_rn(const I i) {                                          \
-        return GSHMEM_EMU_H(gshmem_emu::fp::from_integer<gshmem_emu::fp::bf16>(i, gshmem_emu::fp::RN));                \
+        return gshmem_emu::fp::rn<__nv_bfloat16>(i);                                                                   \
     }                                                                                                                  \
     __host__ __device__ inline __nv_bfloat16 __##N##2bfloat16_rz(const I i) {                                          \
-        return GSHMEM_EMU_H(gshmem_emu::fp::from_integer<gshmem_emu::fp::bf16>(i, gshmem_emu::fp::RZ));                \
+        return gshmem_emu::fp::rz<__nv_bfloat16>(i);                                                                   \
     }                                                                                                                  \
     __host__ __device__ inline __nv_bfloat16 __##N##2bfloat16_rd(const I i) {                                          \
-        return GSHMEM_EMU_H(gshmem_emu::fp::from_integer<gshmem_emu::fp::bf16>(i, gshmem_emu::fp::RD));                \
+        return gshmem_emu::fp::rd<__nv_bfloat16>(i);                                                                   \
     }                                                                                                                  \
     __host__ __device__ inline __nv_bfloat16 __##N##2bfloat16_ru(const I i) {                                          \
-        return GSHMEM_EMU_H(gshmem_emu::fp::from_integer<gshmem_emu::fp::bf16>(i, gshmem_emu::fp::RU));                \
+        return gshmem_emu::fp::ru<__nv_bfloat16>(i);                                                                   \
     }                                                                                                                  \
-    __host__ __device__ inline I __bfloat162##N##_rz(const __nv_bfloat16 h) {                                          \
-        return gshmem_emu::fp::to_int_rz<I>(__bfloat162float(h));                                                      \
-    }
-GSHMEM_EMU_H_INT(short, short)
-GSHMEM_EMU_H_INT(ushort, unsigned short)
-GSHMEM_EMU_H_INT(int, int)
-GSHMEM_EMU_H_INT(uint, unsigned int)
-GSHMEM_EMU_H_INT(ll, long long)
-GSHMEM_EMU_H_INT(ull, unsigned long long)
-#undef GSHMEM_EMU_H_INT
+    __host__ __device__ inline I __bfloat162##N##_rz(const __nv_bfloat16 h) { return gshmem_emu::fp::to_i<I>(h); }
+GSHMEM_EMU_B_INT(short, short)
+GSHMEM_EMU_B_INT(ushort, unsigned short)
+GSHMEM_EMU_B_INT(int, int)
+GSHMEM_EMU_B_INT(uint, unsigned int)
+GSHMEM_EMU_B_INT(ll, long long)
+GSHMEM_EMU_B_INT(ull, unsigned long long)
+#undef GSHMEM_EMU_B_INT
 __host__ __device__ inline signed char __bfloat162char_rz(const __nv_bfloat16 h) {
-    return gshmem_emu::fp::to_int_rz<signed char>(__bfloat162float(h));
+    return gshmem_emu::fp::to_i<signed char>(h);
 }
 __host__ __device__ inline unsigned char __bfloat162uchar_rz(const __nv_bfloat16 h) {
-    return gshmem_emu::fp::to_int_rz<unsigned char>(__bfloat162float(h));
+    return gshmem_emu::fp::to_i<unsigned char>(h);
 }
-__host__ __device__ inline short __bfloat16_as_short(const __nv_bfloat16 h) { return (short)gshmem_emu::fp::hbits(h); }
+__host__ __device__ inline short __bfloat16_as_short(const __nv_bfloat16 h) { return (short)gshmem_emu::fp::bits(h); }
 __host__ __device__ inline unsigned short __bfloat16_as_ushort(const __nv_bfloat16 h) {
-    return gshmem_emu::fp::hbits(h);
+    return gshmem_emu::fp::bits(h);
 }
-__host__ __device__ inline __nv_bfloat16 __short_as_bfloat16(const short i) { return GSHMEM_EMU_H((uint16_t)i); }
-__host__ __device__ inline __nv_bfloat16 __ushort_as_bfloat16(const unsigned short i) { return GSHMEM_EMU_H(i); }
+__host__ __device__ inline __nv_bfloat16 __short_as_bfloat16(const short i) {
+    return gshmem_emu::fp::make<__nv_bfloat16>((uint16_t)i);
+}
+__host__ __device__ inline __nv_bfloat16 __ushort_as_bfloat16(const unsigned short i) {
+    return gshmem_emu::fp::make<__nv_bfloat16>(i);
+}
 
-/* ---- arithmetic (one rounding of float's result), comparisons, min and max ---- */
+/* ---- arithmetic, comparisons, min and max ---- */
 __host__ __device__ inline __nv_bfloat16 __hadd(const __nv_bfloat16 a, const __nv_bfloat16 b) {
-    return gshmem_emu::fp::bround(__bfloat162float(a) + __bfloat162float(b));
+    return gshmem_emu::fp::arith(a, b, gshmem_emu::fp::ADD);
 }
 __host__ __device__ inline __nv_bfloat16 __hsub(const __nv_bfloat16 a, const __nv_bfloat16 b) {
-    return gshmem_emu::fp::bround(__bfloat162float(a) - __bfloat162float(b));
+    return gshmem_emu::fp::arith(a, b, gshmem_emu::fp::SUB);
 }
 __host__ __device__ inline __nv_bfloat16 __hmul(const __nv_bfloat16 a, const __nv_bfloat16 b) {
-    return gshmem_emu::fp::bround(__bfloat162float(a) * __bfloat162float(b));
+    return gshmem_emu::fp::arith(a, b, gshmem_emu::fp::MUL);
 }
 __host__ __device__ inline __nv_bfloat16 __hdiv(const __nv_bfloat16 a, const __nv_bfloat16 b) {
-    return gshmem_emu::fp::bround(__bfloat162float(a) / __bfloat162float(b));
+    return gshmem_emu::fp::arith(a, b, gshmem_emu::fp::DIV);
 }
 __host__ __device__ inline __nv_bfloat16 __hadd_rn(const __nv_bfloat16 a, const __nv_bfloat16 b) {
     return __hadd(a, b);
@@ -199,62 +160,35 @@ __host__ __device__ inline __nv_bfloat16 __hsub_rn(const __nv_bfloat16 a, const 
 __host__ __device__ inline __nv_bfloat16 __hmul_rn(const __nv_bfloat16 a, const __nv_bfloat16 b) {
     return __hmul(a, b);
 }
-__host__ __device__ inline __nv_bfloat16 __hneg(const __nv_bfloat16 a) {
-    return GSHMEM_EMU_H((uint16_t)(gshmem_emu::fp::hbits(a) ^ 0x8000u));
-}
-__host__ __device__ inline __nv_bfloat16 __habs(const __nv_bfloat16 a) {
-    return GSHMEM_EMU_H((uint16_t)(gshmem_emu::fp::hbits(a) & 0x7fffu));
-}
-__host__ __device__ inline bool __hisnan(const __nv_bfloat16 a) { return gshmem_emu::fp::bnan(a); }
-__host__ __device__ inline int __hisinf(const __nv_bfloat16 a) {
-    uint16_t b = gshmem_emu::fp::hbits(a);
-    return b == 0x7f80u ? 1 : b == 0xff80u ? -1 : 0;
-}
-/* ordered comparisons are false with a NaN, unordered (..u) true */
-#define GSHMEM_EMU_H_CMP(N, OP)                                                                                        \
+__host__ __device__ inline __nv_bfloat16 __hneg(const __nv_bfloat16 a) { return gshmem_emu::fp::neg(a); }
+__host__ __device__ inline __nv_bfloat16 __habs(const __nv_bfloat16 a) { return gshmem_emu::fp::abs(a); }
+__host__ __device__ inline bool __hisnan(const __nv_bfloat16 a) { return gshmem_emu::fp::is_nan(a); }
+__host__ __device__ inline int __hisinf(const __nv_bfloat16 a) { return gshmem_emu::fp::is_inf(a); }
+#define GSHMEM_EMU_B_CMP(N, C)                                                                                         \
     __host__ __device__ inline bool __h##N(const __nv_bfloat16 a, const __nv_bfloat16 b) {                             \
-        return __bfloat162float(a) OP __bfloat162float(b);                                                             \
+        return gshmem_emu::fp::ordered(a, b, gshmem_emu::fp::C);                                                       \
     }                                                                                                                  \
     __host__ __device__ inline bool __h##N##u(const __nv_bfloat16 a, const __nv_bfloat16 b) {                          \
-        return __hisnan(a) || __hisnan(b) || (__bfloat162float(a) OP __bfloat162float(b));                             \
+        return gshmem_emu::fp::unordered(a, b, gshmem_emu::fp::C);                                                     \
     }
-GSHMEM_EMU_H_CMP(eq, ==)
-GSHMEM_EMU_H_CMP(lt, <)
-GSHMEM_EMU_H_CMP(le, <=)
-GSHMEM_EMU_H_CMP(gt, >)
-GSHMEM_EMU_H_CMP(ge, >=)
-#undef GSHMEM_EMU_H_CMP
-__host__ __device__ inline bool __hne(const __nv_bfloat16 a, const __nv_bfloat16 b) {
-    return !__hisnan(a) && !__hisnan(b) && __bfloat162float(a) != __bfloat162float(b);
-}
-__host__ __device__ inline bool __hneu(const __nv_bfloat16 a, const __nv_bfloat16 b) {
-    return __bfloat162float(a) != __bfloat162float(b);
-}
-/* a NaN loses to a number (both NaN: the canonical NaN); +0 is above -0 */
+GSHMEM_EMU_B_CMP(eq, EQ)
+GSHMEM_EMU_B_CMP(ne, NE)
+GSHMEM_EMU_B_CMP(lt, LT)
+GSHMEM_EMU_B_CMP(le, LE)
+GSHMEM_EMU_B_CMP(gt, GT)
+GSHMEM_EMU_B_CMP(ge, GE)
+#undef GSHMEM_EMU_B_CMP
 __host__ __device__ inline __nv_bfloat16 __hmax(const __nv_bfloat16 a, const __nv_bfloat16 b) {
-    if (__hisnan(a) && __hisnan(b))
-        return CUDART_NAN_BF16;
-    if (__hisnan(a) || __hisnan(b))
-        return __hisnan(a) ? b : a;
-    if (__heq(a, b))
-        return (gshmem_emu::fp::hbits(a) & 0x8000u) ? b : a;
-    return __hgt(a, b) ? a : b;
+    return gshmem_emu::fp::max_min(a, b, true);
 }
 __host__ __device__ inline __nv_bfloat16 __hmin(const __nv_bfloat16 a, const __nv_bfloat16 b) {
-    if (__hisnan(a) && __hisnan(b))
-        return CUDART_NAN_BF16;
-    if (__hisnan(a) || __hisnan(b))
-        return __hisnan(a) ? b : a;
-    if (__heq(a, b))
-        return (gshmem_emu::fp::hbits(a) & 0x8000u) ? a : b;
-    return __hlt(a, b) ? a : b;
+    return gshmem_emu::fp::max_min(a, b, false);
 }
-/* the _nan forms: a NaN wins */
 __host__ __device__ inline __nv_bfloat16 __hmax_nan(const __nv_bfloat16 a, const __nv_bfloat16 b) {
-    return __hisnan(a) || __hisnan(b) ? CUDART_NAN_BF16 : __hmax(a, b);
+    return gshmem_emu::fp::max_min_nan(a, b, true);
 }
 __host__ __device__ inline __nv_bfloat16 __hmin_nan(const __nv_bfloat16 a, const __nv_bfloat16 b) {
-    return __hisnan(a) || __hisnan(b) ? CUDART_NAN_BF16 : __hmin(a, b);
+    return gshmem_emu::fp::max_min_nan(a, b, false);
 }
 
 /* ---- __nv_bfloat162 ---- */
@@ -393,5 +327,4 @@ __host__ __device__ inline bool operator<(const __nv_bfloat162 &l, const __nv_bf
 __host__ __device__ inline bool operator>=(const __nv_bfloat162 &l, const __nv_bfloat162 &r) { return __hbge2(l, r); }
 __host__ __device__ inline bool operator<=(const __nv_bfloat162 &l, const __nv_bfloat162 &r) { return __hble2(l, r); }
 #endif
-#undef GSHMEM_EMU_H
 #endif

@@ -1,12 +1,12 @@
 /* cuda_fp16.hpp - the subset of CUDA's cuda_fp16.h that oshcc --emulate-gpu provides: __half and __half2 (IEEE
  * binary16 in two bytes), their conversions (bit-exact with CUDA's), arithmetic, comparisons, min/max and operators,
  * with the implicit conversions and operators CUDA has and the macros that remove them (__CUDA_NO_HALF_CONVERSIONS__,
- * __CUDA_NO_HALF_OPERATORS__, __CUDA_NO_HALF2_OPERATORS__). Arithmetic is float's, rounded once to binary16: float's
- * 24 bits are more than 2 x 11 + 2, so +, -, *, / round as binary16 hardware rounds them (no double-rounding error). */
+ * __CUDA_NO_HALF_OPERATORS__, __CUDA_NO_HALF2_OPERATORS__). Here are CUDA's names and binary16's constants; the code
+ * behind them, shared with cuda_bf16.hpp, is fp16_common.hpp's. */
 #ifndef GSHMEM_EMU_CUDA_FP16_HPP
 #define GSHMEM_EMU_CUDA_FP16_HPP
 #include <gshmem/emu/cuda.hpp>
-#include <gshmem/emu/fp_convert.hpp>
+#include <gshmem/emu/fp16_common.hpp>
 #define __CUDA_FP16_H__ 1
 #define __CUDA_FP16_HPP__ 1
 
@@ -23,61 +23,27 @@ __host__ __device__ inline __half __float2half(const float a);
 __host__ __device__ inline __half __double2half(const double a);
 __host__ __device__ inline float __half2float(const __half a);
 
-struct __attribute__((aligned(2))) __half {
-  protected:
-    unsigned short __x;
+/* __half's members are fp16_common.hpp's bases: __CUDA_NO_HALF_CONVERSIONS__ leaves it the one without conversions */
+template <> struct gshmem_emu::fp::traits<__half> {
+    using fmt = f16;
+    using raw = __half_raw;
+};
+namespace gshmem_emu {
+namespace fp_members {
+#if defined(__CUDA_NO_HALF_CONVERSIONS__)
+using half_base = storage<__half, __half_raw>;
+#else
+using half_base = convertible<__half, __half_raw, fp::f16>;
+#endif
+} // namespace fp_members
+} // namespace gshmem_emu
 
-  public:
+struct __attribute__((aligned(2))) __half : gshmem_emu::fp_members::half_base {
     __half() = default;
-    __host__ __device__ constexpr __half(const __half_raw &hr) : __x(hr.x) {}
-    __host__ __device__ __half &operator=(const __half_raw &hr) {
-        __x = hr.x;
-        return *this;
-    }
-    __host__ __device__ volatile __half &operator=(const __half_raw &hr) volatile {
-        __x = hr.x;
-        return *this;
-    }
-    __host__ __device__ volatile __half &operator=(const volatile __half_raw &hr) volatile {
-        __x = hr.x;
-        return *this;
-    }
-    __host__ __device__ operator __half_raw() const { return __half_raw{__x}; }
-    __host__ __device__ operator __half_raw() const volatile { return __half_raw{__x}; }
+    using gshmem_emu::fp_members::half_base::half_base;
+    using gshmem_emu::fp_members::half_base::operator=;
 #if !defined(__CUDA_NO_HALF_CONVERSIONS__)
     explicit __host__ __device__ __half(const __nv_bfloat16 f);
-    __host__ __device__ __half(const float f)
-        : __x(gshmem_emu::fp::from_float<gshmem_emu::fp::f16>(f, gshmem_emu::fp::RN)) {}
-    __host__ __device__ __half(const double f)
-        : __x(gshmem_emu::fp::from_double<gshmem_emu::fp::f16>(f, gshmem_emu::fp::RN)) {}
-    __host__ __device__ operator float() const { return gshmem_emu::fp::half_to_float(__x); }
-    __host__ __device__ __half &operator=(const float f) { return *this = __half(f); }
-    __host__ __device__ __half &operator=(const double f) { return *this = __half(f); }
-    /* (nvcc has the integer conversions too: the emulation stands for it, not for a host compiler) */
-#define GSHMEM_EMU_HALF_INT(I)                                                                                         \
-    __host__ __device__ __half(const I v)                                                                              \
-        : __x(gshmem_emu::fp::from_integer<gshmem_emu::fp::f16>(v, gshmem_emu::fp::RN)) {}                             \
-    __host__ __device__ operator I() const { return gshmem_emu::fp::to_int_rz<I>(gshmem_emu::fp::half_to_float(__x)); }
-    GSHMEM_EMU_HALF_INT(short)
-    GSHMEM_EMU_HALF_INT(unsigned short)
-    GSHMEM_EMU_HALF_INT(int)
-    GSHMEM_EMU_HALF_INT(unsigned int)
-    GSHMEM_EMU_HALF_INT(long)
-    GSHMEM_EMU_HALF_INT(unsigned long)
-    GSHMEM_EMU_HALF_INT(long long)
-    GSHMEM_EMU_HALF_INT(unsigned long long)
-#undef GSHMEM_EMU_HALF_INT
-    __host__ __device__ operator signed char() const {
-        return gshmem_emu::fp::to_int_rz<signed char>(gshmem_emu::fp::half_to_float(__x));
-    }
-    __host__ __device__ operator unsigned char() const {
-        return gshmem_emu::fp::to_int_rz<unsigned char>(gshmem_emu::fp::half_to_float(__x));
-    }
-    __host__ __device__ operator char() const {
-        return (char)gshmem_emu::fp::to_int_rz<std::conditional_t<((char)-1 < 0), signed char, unsigned char>>(
-            gshmem_emu::fp::half_to_float(__x));
-    }
-    __host__ __device__ constexpr operator bool() const { return (__x & 0x7fffu) != 0; }
 #endif
 };
 
@@ -101,16 +67,6 @@ typedef __half2_raw __nv_half2_raw;
 typedef __half nv_half;
 typedef __half2 nv_half2;
 
-namespace gshmem_emu {
-namespace fp {
-inline uint16_t hbits(const __half h) { return static_cast<__half_raw>(h).x; }
-inline __half hmake(uint16_t b) { return __half(__half_raw{b}); }
-inline float hf(const __half h) { return half_to_float(hbits(h)); }
-inline __half hround(float f) { return hmake(from_float<f16>(f, RN)); }
-inline bool hnan(const __half h) { return (hbits(h) & 0x7fffu) > 0x7c00u; }
-} // namespace fp
-} // namespace gshmem_emu
-
 #define CUDART_INF_FP16 __ushort_as_half((unsigned short)0x7C00U)
 #define CUDART_NAN_FP16 __ushort_as_half((unsigned short)0x7FFFU)
 #define CUDART_MIN_DENORM_FP16 __ushort_as_half((unsigned short)0x0001U)
@@ -120,40 +76,19 @@ inline bool hnan(const __half h) { return (hbits(h) & 0x7fffu) > 0x7c00u; }
 #define CUDART_ONE_FP16 __ushort_as_half((unsigned short)0x3C00U)
 
 /* ---- conversions ---- */
-#define GSHMEM_EMU_H(expr) gshmem_emu::fp::hmake(expr)
-__host__ __device__ inline __half __float2half(const float a) {
-    return GSHMEM_EMU_H(gshmem_emu::fp::from_float<gshmem_emu::fp::f16>(a, gshmem_emu::fp::RN));
-}
-__host__ __device__ inline __half __float2half_rn(const float a) { return __float2half(a); }
-__host__ __device__ inline __half __float2half_rz(const float a) {
-    return GSHMEM_EMU_H(gshmem_emu::fp::from_float<gshmem_emu::fp::f16>(a, gshmem_emu::fp::RZ));
-}
-__host__ __device__ inline __half __float2half_rd(const float a) {
-    return GSHMEM_EMU_H(gshmem_emu::fp::from_float<gshmem_emu::fp::f16>(a, gshmem_emu::fp::RD));
-}
-__host__ __device__ inline __half __float2half_ru(const float a) {
-    return GSHMEM_EMU_H(gshmem_emu::fp::from_float<gshmem_emu::fp::f16>(a, gshmem_emu::fp::RU));
-}
-__host__ __device__ inline __half __double2half(const double a) {
-    return GSHMEM_EMU_H(gshmem_emu::fp::from_double<gshmem_emu::fp::f16>(a, gshmem_emu::fp::RN));
-}
-__host__ __device__ inline float __half2float(const __half a) { return gshmem_emu::fp::hf(a); }
+__host__ __device__ inline __half __float2half(const float a) { return gshmem_emu::fp::rn<__half>(a); }
+__host__ __device__ inline __half __float2half_rn(const float a) { return gshmem_emu::fp::rn<__half>(a); }
+__host__ __device__ inline __half __float2half_rz(const float a) { return gshmem_emu::fp::rz<__half>(a); }
+__host__ __device__ inline __half __float2half_rd(const float a) { return gshmem_emu::fp::rd<__half>(a); }
+__host__ __device__ inline __half __float2half_ru(const float a) { return gshmem_emu::fp::ru<__half>(a); }
+__host__ __device__ inline __half __double2half(const double a) { return gshmem_emu::fp::rn<__half>(a); }
+__host__ __device__ inline float __half2float(const __half a) { return gshmem_emu::fp::to_float(a); }
 #define GSHMEM_EMU_H_INT(N, I)                                                                                         \
-    __host__ __device__ inline __half __##N##2half_rn(const I i) {                                                     \
-        return GSHMEM_EMU_H(gshmem_emu::fp::from_integer<gshmem_emu::fp::f16>(i, gshmem_emu::fp::RN));                 \
-    }                                                                                                                  \
-    __host__ __device__ inline __half __##N##2half_rz(const I i) {                                                     \
-        return GSHMEM_EMU_H(gshmem_emu::fp::from_integer<gshmem_emu::fp::f16>(i, gshmem_emu::fp::RZ));                 \
-    }                                                                                                                  \
-    __host__ __device__ inline __half __##N##2half_rd(const I i) {                                                     \
-        return GSHMEM_EMU_H(gshmem_emu::fp::from_integer<gshmem_emu::fp::f16>(i, gshmem_emu::fp::RD));                 \
-    }                                                                                                                  \
-    __host__ __device__ inline __half __##N##2half_ru(const I i) {                                                     \
-        return GSHMEM_EMU_H(gshmem_emu::fp::from_integer<gshmem_emu::fp::f16>(i, gshmem_emu::fp::RU));                 \
-    }                                                                                                                  \
-    __host__ __device__ inline I __half2##N##_rz(const __half h) {                                                     \
-        return gshmem_emu::fp::to_int_rz<I>(__half2float(h));                                                          \
-    }
+    __host__ __device__ inline __half __##N##2half_rn(const I i) { return gshmem_emu::fp::rn<__half>(i); }             \
+    __host__ __device__ inline __half __##N##2half_rz(const I i) { return gshmem_emu::fp::rz<__half>(i); }             \
+    __host__ __device__ inline __half __##N##2half_rd(const I i) { return gshmem_emu::fp::rd<__half>(i); }             \
+    __host__ __device__ inline __half __##N##2half_ru(const I i) { return gshmem_emu::fp::ru<__half>(i); }             \
+    __host__ __device__ inline I __half2##N##_rz(const __half h) { return gshmem_emu::fp::to_i<I>(h); }
 GSHMEM_EMU_H_INT(short, short)
 GSHMEM_EMU_H_INT(ushort, unsigned short)
 GSHMEM_EMU_H_INT(int, int)
@@ -161,87 +96,58 @@ GSHMEM_EMU_H_INT(uint, unsigned int)
 GSHMEM_EMU_H_INT(ll, long long)
 GSHMEM_EMU_H_INT(ull, unsigned long long)
 #undef GSHMEM_EMU_H_INT
-__host__ __device__ inline signed char __half2char_rz(const __half h) {
-    return gshmem_emu::fp::to_int_rz<signed char>(__half2float(h));
-}
+__host__ __device__ inline signed char __half2char_rz(const __half h) { return gshmem_emu::fp::to_i<signed char>(h); }
 __host__ __device__ inline unsigned char __half2uchar_rz(const __half h) {
-    return gshmem_emu::fp::to_int_rz<unsigned char>(__half2float(h));
+    return gshmem_emu::fp::to_i<unsigned char>(h);
 }
-__host__ __device__ inline short __half_as_short(const __half h) { return (short)gshmem_emu::fp::hbits(h); }
-__host__ __device__ inline unsigned short __half_as_ushort(const __half h) { return gshmem_emu::fp::hbits(h); }
-__host__ __device__ inline __half __short_as_half(const short i) { return GSHMEM_EMU_H((uint16_t)i); }
-__host__ __device__ inline __half __ushort_as_half(const unsigned short i) { return GSHMEM_EMU_H(i); }
+__host__ __device__ inline short __half_as_short(const __half h) { return (short)gshmem_emu::fp::bits(h); }
+__host__ __device__ inline unsigned short __half_as_ushort(const __half h) { return gshmem_emu::fp::bits(h); }
+__host__ __device__ inline __half __short_as_half(const short i) { return gshmem_emu::fp::make<__half>((uint16_t)i); }
+__host__ __device__ inline __half __ushort_as_half(const unsigned short i) { return gshmem_emu::fp::make<__half>(i); }
 
-/* ---- arithmetic (one rounding of float's result), comparisons, min and max ---- */
+/* ---- arithmetic, comparisons, min and max ---- */
 __host__ __device__ inline __half __hadd(const __half a, const __half b) {
-    return gshmem_emu::fp::hround(__half2float(a) + __half2float(b));
+    return gshmem_emu::fp::arith(a, b, gshmem_emu::fp::ADD);
 }
 __host__ __device__ inline __half __hsub(const __half a, const __half b) {
-    return gshmem_emu::fp::hround(__half2float(a) - __half2float(b));
+    return gshmem_emu::fp::arith(a, b, gshmem_emu::fp::SUB);
 }
 __host__ __device__ inline __half __hmul(const __half a, const __half b) {
-    return gshmem_emu::fp::hround(__half2float(a) * __half2float(b));
+    return gshmem_emu::fp::arith(a, b, gshmem_emu::fp::MUL);
 }
 __host__ __device__ inline __half __hdiv(const __half a, const __half b) {
-    return gshmem_emu::fp::hround(__half2float(a) / __half2float(b));
+    return gshmem_emu::fp::arith(a, b, gshmem_emu::fp::DIV);
 }
 __host__ __device__ inline __half __hadd_rn(const __half a, const __half b) { return __hadd(a, b); }
 __host__ __device__ inline __half __hsub_rn(const __half a, const __half b) { return __hsub(a, b); }
 __host__ __device__ inline __half __hmul_rn(const __half a, const __half b) { return __hmul(a, b); }
-__host__ __device__ inline __half __hneg(const __half a) {
-    return GSHMEM_EMU_H((uint16_t)(gshmem_emu::fp::hbits(a) ^ 0x8000u));
-}
-__host__ __device__ inline __half __habs(const __half a) {
-    return GSHMEM_EMU_H((uint16_t)(gshmem_emu::fp::hbits(a) & 0x7fffu));
-}
-__host__ __device__ inline bool __hisnan(const __half a) { return gshmem_emu::fp::hnan(a); }
-__host__ __device__ inline int __hisinf(const __half a) {
-    uint16_t b = gshmem_emu::fp::hbits(a);
-    return b == 0x7c00u ? 1 : b == 0xfc00u ? -1 : 0;
-}
-/* ordered comparisons are false with a NaN, unordered (..u) true */
-#define GSHMEM_EMU_H_CMP(N, OP)                                                                                        \
+__host__ __device__ inline __half __hneg(const __half a) { return gshmem_emu::fp::neg(a); }
+__host__ __device__ inline __half __habs(const __half a) { return gshmem_emu::fp::abs(a); }
+__host__ __device__ inline bool __hisnan(const __half a) { return gshmem_emu::fp::is_nan(a); }
+__host__ __device__ inline int __hisinf(const __half a) { return gshmem_emu::fp::is_inf(a); }
+#define GSHMEM_EMU_H_CMP(N, C)                                                                                         \
     __host__ __device__ inline bool __h##N(const __half a, const __half b) {                                           \
-        return __half2float(a) OP __half2float(b);                                                                     \
+        return gshmem_emu::fp::ordered(a, b, gshmem_emu::fp::C);                                                       \
     }                                                                                                                  \
     __host__ __device__ inline bool __h##N##u(const __half a, const __half b) {                                        \
-        return __hisnan(a) || __hisnan(b) || (__half2float(a) OP __half2float(b));                                     \
+        return gshmem_emu::fp::unordered(a, b, gshmem_emu::fp::C);                                                     \
     }
-GSHMEM_EMU_H_CMP(eq, ==)
-GSHMEM_EMU_H_CMP(lt, <)
-GSHMEM_EMU_H_CMP(le, <=)
-GSHMEM_EMU_H_CMP(gt, >)
-GSHMEM_EMU_H_CMP(ge, >=)
+GSHMEM_EMU_H_CMP(eq, EQ)
+GSHMEM_EMU_H_CMP(ne, NE)
+GSHMEM_EMU_H_CMP(lt, LT)
+GSHMEM_EMU_H_CMP(le, LE)
+GSHMEM_EMU_H_CMP(gt, GT)
+GSHMEM_EMU_H_CMP(ge, GE)
 #undef GSHMEM_EMU_H_CMP
-__host__ __device__ inline bool __hne(const __half a, const __half b) {
-    return !__hisnan(a) && !__hisnan(b) && __half2float(a) != __half2float(b);
-}
-__host__ __device__ inline bool __hneu(const __half a, const __half b) { return __half2float(a) != __half2float(b); }
-/* a NaN loses to a number (both NaN: the canonical NaN); +0 is above -0 */
-__host__ __device__ inline __half __hmax(const __half a, const __half b) {
-    if (__hisnan(a) && __hisnan(b))
-        return CUDART_NAN_FP16;
-    if (__hisnan(a) || __hisnan(b))
-        return __hisnan(a) ? b : a;
-    if (__heq(a, b))
-        return (gshmem_emu::fp::hbits(a) & 0x8000u) ? b : a;
-    return __hgt(a, b) ? a : b;
-}
+__host__ __device__ inline __half __hmax(const __half a, const __half b) { return gshmem_emu::fp::max_min(a, b, true); }
 __host__ __device__ inline __half __hmin(const __half a, const __half b) {
-    if (__hisnan(a) && __hisnan(b))
-        return CUDART_NAN_FP16;
-    if (__hisnan(a) || __hisnan(b))
-        return __hisnan(a) ? b : a;
-    if (__heq(a, b))
-        return (gshmem_emu::fp::hbits(a) & 0x8000u) ? a : b;
-    return __hlt(a, b) ? a : b;
+    return gshmem_emu::fp::max_min(a, b, false);
 }
-/* the _nan forms: a NaN wins */
 __host__ __device__ inline __half __hmax_nan(const __half a, const __half b) {
-    return __hisnan(a) || __hisnan(b) ? CUDART_NAN_FP16 : __hmax(a, b);
+    return gshmem_emu::fp::max_min_nan(a, b, true);
 }
 __host__ __device__ inline __half __hmin_nan(const __half a, const __half b) {
-    return __hisnan(a) || __hisnan(b) ? CUDART_NAN_FP16 : __hmin(a, b);
+    return gshmem_emu::fp::max_min_nan(a, b, false);
 }
 
 /* ---- __half2 ---- */
@@ -334,5 +240,4 @@ __host__ __device__ inline bool operator<(const __half2 &l, const __half2 &r) { 
 __host__ __device__ inline bool operator>=(const __half2 &l, const __half2 &r) { return __hbge2(l, r); }
 __host__ __device__ inline bool operator<=(const __half2 &l, const __half2 &r) { return __hble2(l, r); }
 #endif
-#undef GSHMEM_EMU_H
 #endif

@@ -116,6 +116,14 @@ inline float bf16_to_float(uint16_t b) {
     std::memcpy(&f, &u, 4);
     return f;
 }
+/* either format to float, exactly: binary16 (10 fraction bits) has subnormals to renormalize, bfloat16 is float's upper
+ * half */
+template <class T> inline float widen(uint16_t b) {
+    if constexpr (T::F == 10)
+        return half_to_float(b);
+    else
+        return bf16_to_float(b);
+}
 /* to an integer type, truncating: NaN is 0, out of range saturates (CUDA's cvt.rzi) */
 template <class I> inline I to_int_rz(float f) {
     if (f != f)
