@@ -6,9 +6,9 @@ case_name=$1
 OSHRUN=$2
 CLIENT=$3
 QUICK_S=${LAUNCHER_QUICK_S:-8} # "a few seconds", generous for a loaded 2-core machine
+NP=${LAUNCHER_NP:-2}           # PEs, for the cases that take any number
 # shellcheck source=tests/launcher/pe_gone.sh
 . "$(dirname "$0")/pe_gone.sh"
-NP=${LAUNCHER_NP:-2}           # PEs, for the cases that take any number
 
 tmp=$(mktemp -d /tmp/launcher-test.XXXXXX)
 # only this shell removes it: a background job's shell, killed by a signal after its fork and before it execs oshrun,

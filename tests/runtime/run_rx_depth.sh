@@ -2,7 +2,7 @@
 # run_rx_depth.sh - rxm over tcp's shared receive queue (issue 41): libfabric 1.17 posts 4,096 buffers of 16 KiB on it
 # when the endpoint is enabled, 64 MiB written per PE before any traffic; gshmem asks for 1,024 (one chunk of rxm's
 # receive pool) when the job names tcp and the user has not set FI_OFI_RXM_MSG_RX_SIZE, and leaves it alone otherwise.
-# Checks the value each PE started libfabric with, under four settings, and that the default holds at least 32 MiB
+# Checks the value each PE started libfabric with, under five settings, and that the default holds at least 32 MiB
 # less than 4,096 explicitly (when this libfabric's rxm posts that much at all).
 # Usage: OSHRUN PROG
 set -u

@@ -4,7 +4,6 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <strings.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -361,11 +360,6 @@ int shmemi_ofi_connect(const void *cards, size_t stride, char *err, size_t errle
     return rc;
 }
 
-/* libfabric's bool parameters: 0/1, on/off, true/false, yes/no */
-static int lf_false(const char *v) {
-    return !strcmp(v, "0") || !strcasecmp(v, "off") || !strcasecmp(v, "false") || !strcasecmp(v, "no");
-}
-
 /* rxm over tcp shares one receive queue among all of a PE's connections (FI_OFI_RXM_USE_SRX's default on tcp) and,
  * left to itself, posts 4,096 buffers of FI_OFI_RXM_BUFFER_SIZE (16 KiB) on it when the endpoint is enabled: 64 MiB
  * written per PE before any traffic, 0.04 s of its 0.19 s of CPU at init here (perf: memset and page faults under
@@ -376,7 +370,12 @@ static int lf_false(const char *v) {
  * (it reads its variables once). */
 static void rxm_receive_depth(const char *want) {
     const char *srx = shmemi_env_lib("FI_OFI_RXM_USE_SRX");
-    if (strstr(want, "tcp") && !(srx && lf_false(srx)) && shmemi_env_lib_default("FI_OFI_RXM_MSG_RX_SIZE", "1024"))
+    /* libfabric reads 0/1, on/off, true/false, yes/no, and a value it cannot read leaves the queue off; gshmem's
+     * reader also takes y/n, which would count here as read */
+    int on = 1;
+    if (srx && shmemi_parse_bool(srx, &on))
+        on = 0;
+    if (strstr(want, "tcp") && on && shmemi_env_lib_default("FI_OFI_RXM_MSG_RX_SIZE", "1024"))
         shmemi_debug("libfabric transport: FI_OFI_RXM_MSG_RX_SIZE=1024 (rxm's shared receive queue; 4096 by default)");
 }
 
